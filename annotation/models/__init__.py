@@ -1,0 +1,4 @@
+from annotation.models.assignments import VideoAssignment
+from annotation.models.steps import LABEL_FIELDS, TIME_FIELDS, MicroStep, StepRevision
+
+__all__ = ["LABEL_FIELDS", "TIME_FIELDS", "MicroStep", "StepRevision", "VideoAssignment"]

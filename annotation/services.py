@@ -1,0 +1,283 @@
+"""Writes to micro-steps. Every change goes through here: it validates, bumps the version,
+writes a full revision and never deletes a row."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from annotation.models import LABEL_FIELDS, TIME_FIELDS, MicroStep, StepRevision
+from media.models import SourceVideo
+from media.timebase import MAX_STEP_US
+from studio.services import now
+
+EDITABLE_FIELDS = TIME_FIELDS + LABEL_FIELDS
+REQUIRED_LABELS = ("local_intent", "procedural_intent", "next_step")
+
+
+class StaleVersionError(Exception):
+    """A save carried a version older than the stored one; ``current`` is the stored step."""
+
+    def __init__(self, current: MicroStep):
+        super().__init__(f"step {current.pk} is at version {current.version}")
+        self.current = current
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A validation problem that does not block saving (shown in the workspace)."""
+
+    field: str
+    message: str
+
+
+def _clean_labels(values: Mapping) -> dict:
+    cleaned = {}
+    for name in ("local_intent", "procedural_intent", "next_step"):
+        if name in values:
+            value = values[name]
+            if not isinstance(value, str):
+                raise ValidationError({name: "Must be text."})
+            cleaned[name] = value.strip()
+    if "plausible_next_steps" in values:
+        items = values["plausible_next_steps"]
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            raise ValidationError({"plausible_next_steps": "Must be a list of texts."})
+        cleaned["plausible_next_steps"] = [i.strip() for i in items if i.strip()]
+    return cleaned
+
+
+def validate_times(
+    *,
+    video: SourceVideo,
+    start_us: int,
+    cutoff_us: int,
+    outcome_us: int,
+    end_us: int,
+    exclude_step_id: int | None = None,
+) -> None:
+    """Raise ValidationError naming every broken time rule (the database holds the same rules)."""
+    errors: dict[str, list[str]] = {}
+
+    def add(field: str, message: str) -> None:
+        errors.setdefault(field, []).append(message)
+
+    times = {
+        "start_us": start_us,
+        "cutoff_us": cutoff_us,
+        "outcome_us": outcome_us,
+        "end_us": end_us,
+    }
+    for name, value in times.items():
+        if not isinstance(value, int) or isinstance(value, bool):
+            add(name, "Must be an integer number of microseconds.")
+    if errors:
+        raise ValidationError(errors)
+    if start_us < 0:
+        add("start_us", "Cannot be before the start of the video.")
+    if end_us > video.duration_us:
+        add("end_us", f"Cannot be after the end of the video ({video.duration_us} µs).")
+    if not start_us < cutoff_us:
+        add("cutoff_us", "The cutoff must come after the start.")
+    if not cutoff_us <= outcome_us:
+        add("outcome_us", "The outcome cannot come before the cutoff.")
+    if not outcome_us <= end_us:
+        add("end_us", "The end cannot come before the outcome.")
+    if end_us - start_us > MAX_STEP_US:
+        add("end_us", "A micro-step lasts at most 10 seconds.")
+    overlapping = MicroStep.objects.filter(
+        video=video, status=MicroStep.Status.ACTIVE, start_us__lt=end_us, end_us__gt=start_us
+    )
+    if exclude_step_id is not None:
+        overlapping = overlapping.exclude(pk=exclude_step_id)
+    clash = overlapping.order_by("start_us").first()
+    if clash is not None:
+        add(
+            "start_us",
+            f"Overlaps step {clash.position + 1} [{clash.start_us}, {clash.end_us}) of this video.",
+        )
+    if errors:
+        raise ValidationError(errors)
+
+
+def step_problems(step: MicroStep) -> list[Problem]:
+    """What still keeps a saved step from being complete (labels left to write)."""
+    problems = [
+        Problem(name, "Required.") for name in REQUIRED_LABELS if not getattr(step, name).strip()
+    ]
+    return problems
+
+
+def _renumber(video_id: int) -> None:
+    """Positions follow start time among active steps; retracted steps keep their last one."""
+    active = MicroStep.objects.filter(video_id=video_id, status=MicroStep.Status.ACTIVE)
+    changed = []
+    for position, step in enumerate(active.order_by("start_us", "id").only("id", "position")):
+        if step.position != position:
+            step.position = position
+            changed.append(step)
+    if changed:
+        MicroStep.objects.bulk_update(changed, ["position"])
+
+
+def _lock_video(video_id: int) -> None:
+    # Serialises writers of one video so the overlap check and the insert cannot interleave.
+    list(SourceVideo.objects.select_for_update().filter(pk=video_id).values_list("id"))
+
+
+def _record(step: MicroStep, *, action: str, author, reason: str, previous: dict | None) -> None:
+    StepRevision.objects.create(
+        step=step,
+        version=step.version,
+        action=action,
+        author=author,
+        created_at=now(),
+        reason=reason,
+        previous=previous,
+        values=step.snapshot(),
+    )
+
+
+@transaction.atomic
+def step_create(
+    *,
+    video: SourceVideo,
+    author,
+    start_us: int,
+    cutoff_us: int,
+    outcome_us: int,
+    end_us: int,
+    reason: str = "",
+    action: str = StepRevision.Action.CREATE,
+    **labels,
+) -> MicroStep:
+    unknown = set(labels) - set(LABEL_FIELDS)
+    if unknown:
+        raise ValidationError(dict.fromkeys(sorted(unknown), "Unknown field."))
+    _lock_video(video.pk)
+    validate_times(
+        video=video, start_us=start_us, cutoff_us=cutoff_us, outcome_us=outcome_us, end_us=end_us
+    )
+    step = MicroStep(
+        video=video,
+        start_us=start_us,
+        cutoff_us=cutoff_us,
+        outcome_us=outcome_us,
+        end_us=end_us,
+        created_by=author,
+        **_clean_labels(labels),
+    )
+    step.full_clean(exclude=["video", "created_by"], validate_constraints=False)
+    step.save()
+    _renumber(video.pk)
+    step.refresh_from_db()
+    _record(step, action=action, author=author, reason=reason, previous=None)
+    return step
+
+
+@transaction.atomic
+def step_update(
+    *,
+    step: MicroStep,
+    author,
+    version: int,
+    values: Mapping,
+    reason: str = "",
+    action: str = StepRevision.Action.UPDATE,
+) -> MicroStep:
+    """Apply ``values`` (any subset of the editable fields) to ``step`` if ``version`` is current.
+
+    Raises StaleVersionError when someone saved in between, ValidationError on bad values; in both
+    cases nothing is written. Saving identical values writes no revision.
+    """
+    unknown = set(values) - set(EDITABLE_FIELDS)
+    if unknown:
+        raise ValidationError(dict.fromkeys(sorted(unknown), "Not an editable field."))
+    _lock_video(step.video_id)
+    current = MicroStep.objects.select_for_update().get(pk=step.pk)
+    if current.version != version:
+        raise StaleVersionError(current)
+    if current.status != MicroStep.Status.ACTIVE:
+        raise ValidationError({"status": "A retracted step cannot be edited; restore it first."})
+    previous = current.snapshot()
+    new = {
+        **previous,
+        **{k: values[k] for k in TIME_FIELDS if k in values},
+        **_clean_labels(values),
+    }
+    validate_times(
+        video=current.video,
+        start_us=new["start_us"],
+        cutoff_us=new["cutoff_us"],
+        outcome_us=new["outcome_us"],
+        end_us=new["end_us"],
+        exclude_step_id=current.pk,
+    )
+    changed = [k for k in EDITABLE_FIELDS if new[k] != previous[k]]
+    if not changed:
+        return current
+    for name in changed:
+        setattr(current, name, new[name])
+    current.version += 1
+    current.save(update_fields=[*changed, "version", "updated_at"])
+    if any(name in TIME_FIELDS for name in changed):
+        _renumber(current.video_id)
+        current.refresh_from_db()
+    _record(current, action=action, author=author, reason=reason, previous=previous)
+    return current
+
+
+@transaction.atomic
+def step_set_status(
+    *,
+    step: MicroStep,
+    author,
+    version: int,
+    status: str,
+    reason: str = "",
+) -> MicroStep:
+    """Retract (or restore) a step. Its rows stay; a retracted step leaves the timeline."""
+    _lock_video(step.video_id)
+    current = MicroStep.objects.select_for_update().get(pk=step.pk)
+    if current.version != version:
+        raise StaleVersionError(current)
+    if status == current.status:
+        return current
+    if status == MicroStep.Status.ACTIVE:
+        validate_times(
+            video=current.video,
+            start_us=current.start_us,
+            cutoff_us=current.cutoff_us,
+            outcome_us=current.outcome_us,
+            end_us=current.end_us,
+            exclude_step_id=current.pk,
+        )
+        action = StepRevision.Action.RESTORE
+    elif status == MicroStep.Status.RETRACTED:
+        action = StepRevision.Action.RETRACT
+    else:
+        raise ValidationError({"status": f"Unknown status {status!r}."})
+    previous = current.snapshot()
+    current.status = status
+    current.version += 1
+    current.save(update_fields=["status", "version", "updated_at"])
+    _renumber(current.video_id)
+    current.refresh_from_db()
+    _record(current, action=action, author=author, reason=reason, previous=previous)
+    return current
+
+
+def step_retract(*, step: MicroStep, author, version: int, reason: str = "") -> MicroStep:
+    return step_set_status(
+        step=step, author=author, version=version, status=MicroStep.Status.RETRACTED, reason=reason
+    )
+
+
+def steps_of(video: SourceVideo, *, include_retracted: bool = False) -> Iterable[MicroStep]:
+    steps = MicroStep.objects.filter(video=video)
+    if not include_retracted:
+        steps = steps.filter(status=MicroStep.Status.ACTIVE)
+    return steps.order_by("start_us", "id")

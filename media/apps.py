@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class MediaConfig(AppConfig):
+    name = "media"
+    verbose_name = "Media"

@@ -1,0 +1,137 @@
+"""Source videos and their scenes. This app knows times, files and ffmpeg, never labels."""
+
+from __future__ import annotations
+
+import numpy as np
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models import F, Q, Value
+from django.db.models.functions import Concat, Length
+from django.db.models.lookups import Exact
+
+from media.timebase import decode_frame_times, encode_frame_times
+
+
+class Scene(models.Model):
+    class Setting(models.TextChoices):
+        INDOOR = "indoor", "Indoor"
+        OUTDOOR = "outdoor", "Outdoor"
+
+    slug = models.CharField(
+        max_length=80,
+        unique=True,
+        validators=[
+            RegexValidator(
+                r"^(indoor|outdoor)/[a-z0-9]+(?:_[a-z0-9]+)*$",
+                "Use setting/name in lower case, for example indoor/kitchen or outdoor/yard.",
+            )
+        ],
+        help_text="setting/name, for example indoor/kitchen",
+    )
+    name = models.CharField(max_length=120, help_text="Display name, for example Kitchen")
+    setting = models.CharField(max_length=10, choices=Setting.choices)
+
+    class Meta:
+        ordering = ["slug"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(setting__in=["indoor", "outdoor"]), name="scene_setting_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(slug__startswith=Concat(F("setting"), Value("/"))),
+                name="scene_slug_starts_with_setting",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+def _source_upload_to(instance: SourceVideo, filename: str) -> str:
+    # Content-addressed: the same bytes always land at the same path.
+    return f"sources/{instance.sha256[:2]}/{instance.sha256}{instance.extension}"
+
+
+class SourceVideo(models.Model):
+    """One long recording. Every time about it is an integer of microseconds (media.timebase)."""
+
+    class Status(models.TextChoices):
+        READY = "ready", "Ready"
+        DISABLED = "disabled", "Disabled"
+
+    scene = models.ForeignKey(Scene, on_delete=models.PROTECT, related_name="videos")
+    title = models.CharField(max_length=255, help_text="Original file name or a short label")
+    file = models.FileField(upload_to=_source_upload_to, max_length=255)
+    sha256 = models.CharField(max_length=64, unique=True)
+    size_bytes = models.BigIntegerField()
+    container = models.CharField(max_length=100, help_text="Demuxer chosen by the probe")
+    mime_type = models.CharField(max_length=50, default="video/mp4")
+    codec = models.CharField(max_length=50)
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+    rotation = models.SmallIntegerField(default=0, help_text="Display rotation in degrees")
+    fps_num = models.PositiveIntegerField(help_text="Nominal frame rate numerator")
+    fps_den = models.PositiveIntegerField(default=1, help_text="Nominal frame rate denominator")
+    is_vfr = models.BooleanField(default=False, help_text="Variable frame rate")
+    has_audio = models.BooleanField(default=False)
+    duration_us = models.BigIntegerField()
+    frame_count = models.PositiveIntegerField()
+    frame_times = models.BinaryField(help_text="Presentation time of every frame (compressed)")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.READY)
+    created_at = models.DateTimeField(auto_now_add=True)
+    imported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["scene__slug", "title", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Exact(Length("sha256"), 64),
+                name="sourcevideo_sha256_length",
+            ),
+            models.CheckConstraint(
+                condition=Q(width__gt=0, height__gt=0), name="sourcevideo_size_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(rotation__in=[0, 90, 180, 270]), name="sourcevideo_rotation_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(fps_num__gt=0, fps_den__gt=0), name="sourcevideo_fps_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(duration_us__gt=0, frame_count__gt=0),
+                name="sourcevideo_duration_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["ready", "disabled"]), name="sourcevideo_status_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def extension(self) -> str:
+        return {"video/mp4": ".mp4", "video/x-matroska": ".mkv", "video/webm": ".webm"}.get(
+            self.mime_type, ".bin"
+        )
+
+    @property
+    def fps(self) -> float:
+        return self.fps_num / self.fps_den
+
+    @property
+    def display_size(self) -> tuple[int, int]:
+        """Width and height as shown, after rotation."""
+        return (
+            (self.height, self.width) if self.rotation in (90, 270) else (self.width, self.height)
+        )
+
+    def frame_times_us(self) -> np.ndarray:
+        return decode_frame_times(self.frame_times)
+
+    def set_frame_times_us(self, times_us) -> None:
+        self.frame_times = encode_frame_times(times_us)
+        self.frame_count = len(times_us)

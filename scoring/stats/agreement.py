@@ -1,0 +1,141 @@
+"""Categorical agreement (Fleiss' kappa, raw agreement) and intraclass correlation."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import as_counts, as_float_array
+
+
+def _rating_table(table) -> tuple[np.ndarray, int]:
+    """Validate an items x categories count table; return it with the raters per item."""
+    t = as_counts(table, "table", ndim=2)
+    if t.shape[1] == 0:
+        raise ValueError("table needs at least one category column")
+    if t.shape[0] == 0:
+        return t, 0
+    per_item = t.sum(axis=1)
+    if (per_item != per_item[0]).any():
+        raise ValueError("every item (row) of table must have the same number of raters")
+    return t, int(per_item[0])
+
+
+def _item_agreement(t: np.ndarray, r: int) -> np.ndarray:
+    """Per-item pairwise agreement P_i (eq. 17, generalised to any number of categories)."""
+    return (t * (t - 1.0)).sum(axis=1) / (r * (r - 1.0))
+
+
+def raw_agreement(table) -> float:
+    """Mean per-item pairwise agreement ``P_bar`` (the numerator term of eq. 18).
+
+    ``table`` has shape (items, categories); entry ``[i, c]`` counts the raters who put item
+    ``i`` in category ``c``. Every row must sum to the same number of raters ``R``::
+
+        P_i   = sum_c n_ic (n_ic - 1) / (R (R - 1))        (eq. 17)
+        P_bar = mean_i P_i
+
+    Returns a float in [0, 1]. Degenerate input: no items or fewer than two raters per item
+    gives ``nan``. Raises ``ValueError`` for a non-2-D table, negative or fractional counts, or
+    rows with different totals.
+    """
+    t, r = _rating_table(table)
+    if t.shape[0] == 0 or r < 2:
+        return float("nan")
+    return float(_item_agreement(t, r).mean())
+
+
+def fleiss_kappa(table) -> float:
+    """Fleiss' kappa for an items x categories count table (eqs. 17-18).
+
+    ``table`` has shape (items, categories) with the same number ``R`` of raters per item::
+
+        P_i   = sum_c n_ic (n_ic - 1) / (R (R - 1))        (eq. 17)
+        P_bar = mean_i P_i
+        p_c   = sum_i n_ic / (N R)
+        P_e   = sum_c p_c^2
+        kappa = (P_bar - P_e) / (1 - P_e)                  (eq. 18)
+
+    Returns a float (at most 1). Degenerate input gives ``nan``: no items, fewer than two
+    raters per item, or every rating in a single category (``P_e == 1``, no category
+    variation, as for criterion C2 of the paper's audit). Raises ``ValueError`` for a non-2-D
+    table, negative or fractional counts, or rows with different totals.
+    """
+    t, r = _rating_table(table)
+    if t.shape[0] == 0 or r < 2:
+        return float("nan")
+    p_bar = _item_agreement(t, r).mean()
+    p_cat = t.sum(axis=0) / (t.shape[0] * r)
+    p_e = float(p_cat @ p_cat)
+    if p_e >= 1.0 or p_cat.max() == 1.0:
+        return float("nan")
+    return float((p_bar - p_e) / (1.0 - p_e))
+
+
+def _icc_mean_squares(ratings) -> tuple[float, float, float, int, int] | None:
+    """Two-way ANOVA mean squares (rows, columns, error) for a complete ratings matrix."""
+    y = as_float_array(ratings, "ratings", ndim=2)
+    if np.isnan(y).any():
+        raise ValueError("ratings must be complete (no nan); ICC needs every rater on every item")
+    if not np.isfinite(y).all():
+        raise ValueError("ratings must be finite")
+    n, k = y.shape
+    if n < 2 or k < 2 or np.ptp(y) == 0:
+        return None
+    grand = y.mean()
+    row_mean = y.mean(axis=1)
+    col_mean = y.mean(axis=0)
+    row_dev = row_mean - grand
+    col_dev = col_mean - grand
+    resid = y - row_mean[:, None] - col_dev[None, :]
+    ms_rows = k * float(row_dev @ row_dev) / (n - 1)
+    ms_cols = n * float(col_dev @ col_dev) / (k - 1)
+    resid = resid.ravel()
+    ms_err = float(resid @ resid) / ((n - 1) * (k - 1))
+    return ms_rows, ms_cols, ms_err, n, k
+
+
+def icc_21(ratings) -> float:
+    """ICC(2,1): two-way random effects, absolute agreement, single rater (Shrout & Fleiss).
+
+    ``ratings`` has shape (items n, raters k) and must be complete. With the two-way ANOVA
+    mean squares for items (MSR), raters (MSC) and residual (MSE)::
+
+        ICC(2,1) = (MSR - MSE) / (MSR + (k - 1) MSE + k (MSC - MSE) / n)
+
+    The paper (appendix H.2) reports the k-rater form, see :func:`icc_2k`.
+
+    Returns a float (at most 1; may be negative). Degenerate input gives ``nan``: fewer than two
+    items or raters, all ratings identical, or a zero denominator. Raises ``ValueError`` for a
+    non-2-D matrix or missing / non-finite ratings.
+    """
+    ms = _icc_mean_squares(ratings)
+    if ms is None:
+        return float("nan")
+    msr, msc, mse, n, k = ms
+    denom = msr + (k - 1) * mse + k * (msc - mse) / n
+    if denom == 0:
+        return float("nan")
+    return float((msr - mse) / denom)
+
+
+def icc_2k(ratings) -> float:
+    """ICC(2,k): two-way random effects, absolute agreement, mean of k raters (Shrout & Fleiss).
+
+    ``ratings`` has shape (items n, raters k) and must be complete::
+
+        ICC(2,k) = (MSR - MSE) / (MSR + (MSC - MSE) / n)
+
+    This is the human-consistency statistic of the paper's appendix H.2.
+
+    Returns a float (at most 1; may be negative). Degenerate input gives ``nan``: fewer than two
+    items or raters, all ratings identical, or a zero denominator. Raises ``ValueError`` for a
+    non-2-D matrix or missing / non-finite ratings.
+    """
+    ms = _icc_mean_squares(ratings)
+    if ms is None:
+        return float("nan")
+    msr, msc, mse, n, _ = ms
+    denom = msr + (msc - mse) / n
+    if denom == 0:
+        return float("nan")
+    return float((msr - mse) / denom)

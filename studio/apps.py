@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+class StudioConfig(AppConfig):
+    name = "studio"
+    verbose_name = "Intent Studio"
+
+    def ready(self) -> None:
+        from studio.roles import sync_role_groups
+
+        # Once per migrate run, after the last app has its tables and permissions.
+        post_migrate.connect(sync_role_groups, sender=self, dispatch_uid="studio_sync_roles")
