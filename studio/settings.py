@@ -122,9 +122,12 @@ if _db["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 30,
     }
     # A file, not :memory:, so a worker process started by a test sees the test database.
-    _db["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
+    _db["TEST"] = {"NAME": env_str("TEST_DATABASE_NAME", str(VAR_DIR / "test.sqlite3"))}
     Path(_db["NAME"]).parent.mkdir(parents=True, exist_ok=True)
-elif _db["ENGINE"] not in ("django.db.backends.postgresql",):
+elif _db["ENGINE"] == "django.db.backends.postgresql":
+    # Lets two test runs share one server without dropping each other's database.
+    _db["TEST"] = {"NAME": env_str("TEST_DATABASE_NAME")}
+else:
     raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL or SQLite.")
 DATABASES = {"default": _db}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -257,3 +260,9 @@ SPECTACULAR_SETTINGS.update(
         "REDOC_DIST": "SIDECAR",
     }
 )
+
+# --- Serving media --------------------------------------------------------------------------
+# none: Django streams files itself (with Range); nginx: X-Accel-Redirect to an internal
+# location; apache: X-Sendfile. See docs/media.md.
+MEDIA_SENDFILE = env_choice("MEDIA_SENDFILE", "none", ("none", "nginx", "apache"))
+MEDIA_SENDFILE_PREFIX = env_str("MEDIA_SENDFILE_PREFIX", "/protected-media/")
