@@ -26,7 +26,12 @@ from ._checks import as_float_array, as_labels, confidence_level, positive_int
 
 
 class PairedEffect(NamedTuple):
-    """Paired difference of two conditions on their common valid set (eq. 45)."""
+    """Paired difference of two conditions on their common valid set (eq. 45).
+
+    ``estimate`` is ``mean(a - b)`` over the ``n`` common valid items; ``low``/``high`` its
+    clustered percentile interval (``nan`` when it cannot be formed); ``significant`` is true
+    only when the interval excludes 0.
+    """
 
     estimate: float
     low: float

@@ -44,7 +44,8 @@ def wilson_interval(successes, n, z: float = 1.96):
     try:
         x, m = np.broadcast_arrays(x, m)
     except ValueError:
-        raise ValueError(f"shapes of successes {x.shape} and n {m.shape} do not broadcast") from None
+        msg = f"shapes of successes {x.shape} and n {m.shape} do not broadcast"
+        raise ValueError(msg) from None
     if (x > m).any():
         raise ValueError("successes must not exceed n")
 
@@ -54,8 +55,9 @@ def wilson_interval(successes, n, z: float = 1.96):
         denom = 1.0 + z2 / m
         centre = (p + z2 / (2.0 * m)) / denom
         half = z * np.sqrt(p * (1.0 - p) / m + z2 / (4.0 * m * m)) / denom
-    low = np.clip(centre - half, 0.0, 1.0)
-    high = np.clip(centre + half, 0.0, 1.0)
+    # The bounds at p = 0 and p = 1 are exactly 0 and 1; pin them against rounding.
+    low = np.where(x == 0, 0.0, np.clip(centre - half, 0.0, 1.0))
+    high = np.where(x == m, 1.0, np.clip(centre + half, 0.0, 1.0))
     empty = m == 0
     low = np.where(empty, np.nan, low)
     high = np.where(empty, np.nan, high)
