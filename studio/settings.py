@@ -153,6 +153,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "static")))
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise expects it, even before collectstatic
+WHITENOISE_USE_FINDERS = DEBUG  # development serves from the app folders, no collectstatic needed
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
 MEDIA_URL = "/media-files/"  # never served directly: every file goes through an access check
 STORAGES = {

@@ -25,8 +25,9 @@ REQUIRE_BROWSER = os.environ.get("REQUIRE_BROWSER") == "1"
 def _reachable(url: str, default_port: int) -> bool:
     parsed = urlparse(url)
     try:
-        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or default_port),
-                                      timeout=2):
+        with socket.create_connection(
+            (parsed.hostname or "127.0.0.1", parsed.port or default_port), timeout=2
+        ):
             return True
     except OSError:
         return False
@@ -64,7 +65,11 @@ def pytest_collection_modifyitems(config, items):
     browser = chromium_path()
     broker = os.environ.get("CELERY_BROKER_URL", "")
     for item in items:
-        if "postgres" in item.keywords and connection.vendor != "postgresql" and not REQUIRE_SERVICES:
+        if (
+            "postgres" in item.keywords
+            and connection.vendor != "postgresql"
+            and not REQUIRE_SERVICES
+        ):
             item.add_marker(pytest.mark.skip(reason="needs PostgreSQL (set DATABASE_URL)"))
         if "redis" in item.keywords and not broker.startswith("redis://") and not REQUIRE_SERVICES:
             item.add_marker(pytest.mark.skip(reason="needs Redis (set CELERY_BROKER_URL)"))
@@ -166,8 +171,13 @@ def make_video(db, scene):
             title=fields.pop("title", f"video-{counter['n']}.mp4"),
             file=f"sources/none-{counter['n']}.mp4",
             sha256=hashlib.sha256(f"video-{counter['n']}".encode()).hexdigest(),
-            size_bytes=1, container="mov,mp4,m4a,3gp,3g2,mj2", codec="h264",
-            width=640, height=360, fps_num=fps, duration_us=seconds * 1_000_000,
+            size_bytes=1,
+            container="mov,mp4,m4a,3gp,3g2,mj2",
+            codec="h264",
+            width=640,
+            height=360,
+            fps_num=fps,
+            duration_us=seconds * 1_000_000,
             **fields,
         )
         video.set_frame_times_us([round(i * 1_000_000 / fps) for i in range(frames)])
@@ -188,7 +198,9 @@ def _database_url_for_subprocess() -> str:
         return f"sqlite:///{cfg['NAME']}"
     user = cfg.get("USER") or ""
     auth = f"{user}:{cfg['PASSWORD']}@" if cfg.get("PASSWORD") else (f"{user}@" if user else "")
-    return f"postgres://{auth}{cfg.get('HOST') or '127.0.0.1'}:{cfg.get('PORT') or 5432}/{cfg['NAME']}"
+    return (
+        f"postgres://{auth}{cfg.get('HOST') or '127.0.0.1'}:{cfg.get('PORT') or 5432}/{cfg['NAME']}"
+    )
 
 
 @pytest.fixture
@@ -208,10 +220,29 @@ def celery_worker_process(worker_env):
 
     hostname = f"test-{os.getpid()}-{time.monotonic_ns()}@localhost"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "studio", "worker", "-Q", "default,media,models",
-         "-c", "2", "-P", "prefork", "-n", hostname, "--loglevel", "WARNING",
-         "--without-gossip", "--without-mingle"],
-        cwd=ROOT, env=worker_env, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "studio",
+            "worker",
+            "-Q",
+            "default,media,models",
+            "-c",
+            "2",
+            "-P",
+            "prefork",
+            "-n",
+            hostname,
+            "--loglevel",
+            "WARNING",
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        cwd=ROOT,
+        env=worker_env,
+        start_new_session=True,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

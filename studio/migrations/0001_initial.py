@@ -4,20 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='WorkerHeartbeat',
+            name="WorkerHeartbeat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('hostname', models.CharField(max_length=255, unique=True)),
-                ('queues', models.CharField(blank=True, max_length=255)),
-                ('last_seen', models.DateTimeField()),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("hostname", models.CharField(max_length=255, unique=True)),
+                ("queues", models.CharField(blank=True, max_length=255)),
+                ("last_seen", models.DateTimeField()),
             ],
         ),
     ]

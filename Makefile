@@ -1,0 +1,50 @@
+# Two commands: `make run` and `make test`. Each sets everything up on a fresh machine that has
+# Python 3.11+ and make.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip
+
+.PHONY: run test test-sqlite lint install install-dev migrate seed smoke clean
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet -e .
+	@touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet -e '.[dev]'
+	@touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+migrate: install
+	$(BIN)/python manage.py migrate --noinput
+
+seed: migrate
+	$(BIN)/python manage.py seed_demo
+
+run: seed
+	$(BIN)/python -m studio.launcher
+
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python manage.py makemigrations --check --dry-run
+
+test: lint
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The same suite on the embedded SQLite default (CI runs it next to PostgreSQL).
+test-sqlite: install-dev
+	env -u DATABASE_URL -u CELERY_BROKER_URL -u CELERY_RESULT_BACKEND \
+		$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+clean:
+	rm -rf var
