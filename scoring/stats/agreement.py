@@ -14,15 +14,23 @@ def _rating_table(table) -> tuple[np.ndarray, int]:
         raise ValueError("table needs at least one category column")
     if t.shape[0] == 0:
         return t, 0
-    per_item = t.sum(axis=1)
+    # Row and column totals via matrix products: numpy's axis reductions are slow on narrow
+    # tables such as the binary (items x 2) audit table.
+    per_item = t @ np.ones(t.shape[1])
     if (per_item != per_item[0]).any():
         raise ValueError("every item (row) of table must have the same number of raters")
     return t, int(per_item[0])
 
 
-def _item_agreement(t: np.ndarray, r: int) -> np.ndarray:
-    """Per-item pairwise agreement P_i (eq. 17, generalised to any number of categories)."""
-    return (t * (t - 1.0)).sum(axis=1) / (r * (r - 1.0))
+def _mean_item_agreement(t: np.ndarray, r: int) -> float:
+    """P_bar, the mean over items of eq. 17 generalised to any number of categories.
+
+    ``sum_c n_ic (n_ic - 1) = sum_c n_ic^2 - R`` for every item, so the mean needs one dot
+    product.
+    """
+    n_items = t.shape[0]
+    flat = t.ravel()
+    return (float(flat @ flat) - n_items * r) / (n_items * r * (r - 1.0))
 
 
 def raw_agreement(table) -> float:
@@ -41,7 +49,7 @@ def raw_agreement(table) -> float:
     t, r = _rating_table(table)
     if t.shape[0] == 0 or r < 2:
         return float("nan")
-    return float(_item_agreement(t, r).mean())
+    return _mean_item_agreement(t, r)
 
 
 def fleiss_kappa(table) -> float:
@@ -63,11 +71,11 @@ def fleiss_kappa(table) -> float:
     t, r = _rating_table(table)
     if t.shape[0] == 0 or r < 2:
         return float("nan")
-    p_bar = _item_agreement(t, r).mean()
-    p_cat = t.sum(axis=0) / (t.shape[0] * r)
-    p_e = float(p_cat @ p_cat)
-    if p_e >= 1.0 or p_cat.max() == 1.0:
+    p_bar = _mean_item_agreement(t, r)
+    p_cat = (np.ones(t.shape[0]) @ t) / (t.shape[0] * r)
+    if p_cat.max() == 1.0:  # every rating in one category: P_e == 1
         return float("nan")
+    p_e = float(p_cat @ p_cat)
     return float((p_bar - p_e) / (1.0 - p_e))
 
 
@@ -81,9 +89,9 @@ def _icc_mean_squares(ratings) -> tuple[float, float, float, int, int] | None:
     n, k = y.shape
     if n < 2 or k < 2 or np.ptp(y) == 0:
         return None
-    grand = y.mean()
-    row_mean = y.mean(axis=1)
-    col_mean = y.mean(axis=0)
+    row_mean = (y @ np.ones(k)) / k
+    col_mean = (np.ones(n) @ y) / n
+    grand = row_mean.mean()
     row_dev = row_mean - grand
     col_dev = col_mean - grand
     resid = y - row_mean[:, None] - col_dev[None, :]
@@ -104,9 +112,9 @@ def icc_21(ratings) -> float:
 
     The paper (appendix H.2) reports the k-rater form, see :func:`icc_2k`.
 
-    Returns a float (at most 1; may be negative). Degenerate input gives ``nan``: fewer than two
-    items or raters, all ratings identical, or a zero denominator. Raises ``ValueError`` for a
-    non-2-D matrix or missing / non-finite ratings.
+    Returns a float (1 = perfect absolute agreement; can be negative). Degenerate input gives
+    ``nan``: fewer than two items or raters, all ratings identical, or a zero denominator.
+    Raises ``ValueError`` for a non-2-D matrix or missing / non-finite ratings.
     """
     ms = _icc_mean_squares(ratings)
     if ms is None:
@@ -127,9 +135,9 @@ def icc_2k(ratings) -> float:
 
     This is the human-consistency statistic of the paper's appendix H.2.
 
-    Returns a float (at most 1; may be negative). Degenerate input gives ``nan``: fewer than two
-    items or raters, all ratings identical, or a zero denominator. Raises ``ValueError`` for a
-    non-2-D matrix or missing / non-finite ratings.
+    Returns a float (1 = perfect absolute agreement; can be negative). Degenerate input gives
+    ``nan``: fewer than two items or raters, all ratings identical, or a zero denominator.
+    Raises ``ValueError`` for a non-2-D matrix or missing / non-finite ratings.
     """
     ms = _icc_mean_squares(ratings)
     if ms is None:
