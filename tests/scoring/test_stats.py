@@ -11,11 +11,6 @@ import scoring.stats as stats
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(autouse=True)
-def _media_root():
-    """Pure numpy tests: shadow the Django media fixture so they also run without pytest-django."""
-
-
 PUBLIC_API = {
     "PairedEffect",
     "clustered_bootstrap",

@@ -15,11 +15,6 @@ from scoring.stats import fleiss_kappa, icc_2k, icc_21, raw_agreement
 N_CASES = 200
 
 
-@pytest.fixture(autouse=True)
-def _media_root():
-    """Pure numpy tests: shadow the Django media fixture so they also run without pytest-django."""
-
-
 def _random_table(rng):
     """items x categories counts from R raters with skewed category preferences."""
     n_items = int(rng.integers(1, 40))

@@ -13,11 +13,6 @@ N_CASES = 200
 LEVELS = ["nominal", "ordinal", "interval", "ratio"]
 
 
-@pytest.fixture(autouse=True)
-def _media_root():
-    """Pure numpy tests: shadow the Django media fixture so they also run without pytest-django."""
-
-
 def _random_reliability_data(rng, case):
     """raters x units with nan for missing; small sizes keep the reference package fast."""
     raters = int(rng.integers(2, 6))

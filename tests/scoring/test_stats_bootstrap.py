@@ -10,11 +10,6 @@ from scoring.stats import PairedEffect, clustered_bootstrap, paired_difference
 N_CASES = 200
 
 
-@pytest.fixture(autouse=True)
-def _media_root():
-    """Pure numpy tests: shadow the Django media fixture so they also run without pytest-django."""
-
-
 def _percentile(sorted_values, q):
     """Linear-interpolation percentile (numpy's default method), in plain Python."""
     h = (len(sorted_values) - 1) * q

@@ -13,11 +13,6 @@ from scoring.stats import wilson_interval
 N_CASES = 200
 
 
-@pytest.fixture(autouse=True)
-def _media_root():
-    """Pure numpy tests: shadow the Django media fixture so they also run without pytest-django."""
-
-
 def _statsmodels_wilson(x, n, z):
     alpha = 2.0 * norm.sf(z)  # statsmodels turns alpha back into z = norm.isf(alpha / 2)
     return proportion_confint(x, n, alpha=alpha, method="wilson")

@@ -12,11 +12,6 @@ N_CASES = 200
 KEYS = {"pearson", "spearman", "kendall_tau_b", "mae", "bias", "large_disagreement_rate"}
 
 
-@pytest.fixture(autouse=True)
-def _media_root():
-    """Pure numpy tests: shadow the Django media fixture so they also run without pytest-django."""
-
-
 def _loop_tau_b(x, y):
     """Kendall's tau-b by counting pairs."""
     concordant = discordant = ties_x = ties_y = 0

@@ -12,11 +12,6 @@ from scoring.stats import macro_mean, normalized_entropy, set_similarity
 N_CASES = 200
 
 
-@pytest.fixture(autouse=True)
-def _media_root():
-    """Pure numpy tests: shadow the Django media fixture so they also run without pytest-django."""
-
-
 def test_macro_mean_matches_a_plain_loop(assert_close):
     rng = np.random.default_rng(43)
     for case in range(N_CASES):
