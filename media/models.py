@@ -78,6 +78,14 @@ class SourceVideo(models.Model):
     duration_us = models.BigIntegerField()
     frame_count = models.PositiveIntegerField()
     frame_times = models.BinaryField(help_text="Presentation time of every frame (compressed)")
+    keyframe_times = models.BinaryField(
+        default=b"", help_text="Times of the keyframes (compressed); renderers seek to these"
+    )
+    origin_us = models.BigIntegerField(
+        default=0,
+        help_text="Time of the first decoded frame on the file's own timeline; frame times are "
+        "relative to it",
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.READY)
     created_at = models.DateTimeField(auto_now_add=True)
     imported_by = models.ForeignKey(
@@ -114,9 +122,24 @@ class SourceVideo(models.Model):
 
     @property
     def extension(self) -> str:
-        return {"video/mp4": ".mp4", "video/x-matroska": ".mkv", "video/webm": ".webm"}.get(
-            self.mime_type, ".bin"
-        )
+        return {
+            "video/mp4": ".mp4",
+            "video/quicktime": ".mov",
+            "video/x-matroska": ".mkv",
+            "video/webm": ".webm",
+            "video/x-msvideo": ".avi",
+        }.get(self.mime_type, ".bin")
+
+    @property
+    def demuxer(self) -> str:
+        """The ffmpeg demuxer pinned for this file (decided by the probe at import)."""
+        return {
+            "video/mp4": "mov",
+            "video/quicktime": "mov",
+            "video/x-matroska": "matroska",
+            "video/webm": "matroska",
+            "video/x-msvideo": "avi",
+        }[self.mime_type]
 
     @property
     def fps(self) -> float:
@@ -135,3 +158,12 @@ class SourceVideo(models.Model):
     def set_frame_times_us(self, times_us) -> None:
         self.frame_times = encode_frame_times(times_us)
         self.frame_count = len(times_us)
+
+    def keyframe_times_us(self) -> np.ndarray:
+        # Rows made without a probe have no keyframe list; the first frame is always one.
+        if not self.keyframe_times:
+            return np.zeros(1, dtype=np.int64)
+        return decode_frame_times(self.keyframe_times)
+
+    def set_keyframe_times_us(self, times_us) -> None:
+        self.keyframe_times = encode_frame_times(times_us)
