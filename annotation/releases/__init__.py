@@ -1,0 +1,37 @@
+"""Frozen releases: freeze, correct, export, import (services) and bundles (format)."""
+
+from annotation.releases.bundle import (
+    BundleError,
+    BundleHashes,
+    VerifyReport,
+    bundle_records,
+    bundle_verify,
+    bundle_write,
+    bundle_zip,
+)
+from annotation.releases.services import (
+    RECORD_FIELDS,
+    RECORD_FORMAT,
+    release_correct,
+    release_export,
+    release_freeze,
+    release_import,
+    release_records,
+)
+
+__all__ = [
+    "RECORD_FIELDS",
+    "RECORD_FORMAT",
+    "BundleError",
+    "BundleHashes",
+    "VerifyReport",
+    "bundle_records",
+    "bundle_verify",
+    "bundle_write",
+    "bundle_zip",
+    "release_correct",
+    "release_export",
+    "release_freeze",
+    "release_import",
+    "release_records",
+]

@@ -1,0 +1,335 @@
+"""Freezing, correcting, exporting and importing releases.
+
+A release is a snapshot of every active step of the chosen source videos. It is written and
+sealed in one transaction; a correction is a new release naming its parent and listing what
+changed. All reads stream in sample-id order (``.iterator``), so memory stays flat for any size.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import uuid
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Q
+
+from annotation.models import MicroStep, Release, ReleaseStep
+from annotation.releases.bundle import (
+    RECORDS,
+    BundleError,
+    bundle_records,
+    bundle_verify,
+    bundle_write,
+    bundle_zip,
+)
+from media.models import SourceVideo
+from studio.canonical import FORMAT, RecordStream, build_manifest, canonical_bytes, sha256_hex
+from studio.services import now
+
+RECORD_FORMAT = "release-step/1"
+RECORD_FIELDS = (
+    "sample_id",
+    "scene",
+    "video_sha256",
+    "position",
+    "start_us",
+    "cutoff_us",
+    "outcome_us",
+    "end_us",
+    "local_intent",
+    "procedural_intent",
+    "next_step",
+    "plausible_next_steps",
+)
+# Columns of ReleaseStep in RECORD_FIELDS order (scene is stored as scene_slug).
+_ROW_FIELDS = ("sample_id", "scene_slug", *RECORD_FIELDS[2:])
+_TEXT_FIELDS = ("scene", "video_sha256", "local_intent", "procedural_intent", "next_step")
+_INT_FIELDS = ("position", "start_us", "cutoff_us", "outcome_us", "end_us")
+BATCH = 2000
+
+
+def _record(row: tuple) -> dict:
+    record = dict(zip(RECORD_FIELDS, row, strict=True))
+    record["sample_id"] = str(record["sample_id"])
+    record["plausible_next_steps"] = list(record["plausible_next_steps"])
+    return record
+
+
+def release_records(*, release: Release) -> Iterator[dict]:
+    """The records of a release (format ``release-step/1``) in canonical order."""
+    rows = (
+        ReleaseStep.objects.filter(release=release).order_by("sample_id").values_list(*_ROW_FIELDS)
+    )
+    for row in rows.iterator(chunk_size=BATCH):
+        yield _record(row)
+
+
+def _check_name(name: str) -> None:
+    probe = Release(name=name)
+    probe.full_clean(validate_unique=False, validate_constraints=False, exclude=["parent"])
+    if Release.objects.filter(name=name).exists():
+        raise ValidationError({"name": f"A release named {name} already exists."})
+
+
+def _diff(parent: Release, child: Release) -> dict:
+    """What the child changed relative to its parent: a merge of two sorted streams."""
+    added, removed, changed = [], [], []
+    old, new = release_records(release=parent), release_records(release=child)
+    a, b = next(old, None), next(new, None)
+    while a is not None or b is not None:
+        if b is None or (a is not None and a["sample_id"] < b["sample_id"]):
+            removed.append(a["sample_id"])
+            a = next(old, None)
+        elif a is None or b["sample_id"] < a["sample_id"]:
+            added.append(b["sample_id"])
+            b = next(new, None)
+        else:
+            fields = [k for k in RECORD_FIELDS if a[k] != b[k]]
+            if fields:
+                changed.append({"sample_id": a["sample_id"], "fields": fields})
+            a, b = next(old, None), next(new, None)
+    return {"added": added, "removed": removed, "changed": changed}
+
+
+def _seal(release: Release, manifest: dict) -> Release:
+    text = canonical_bytes(manifest)
+    release.sample_count = manifest["sample_count"]
+    release.sample_list_sha256 = manifest["sample_list_sha256"]
+    release.records_sha256 = manifest["records_sha256"]
+    release.manifest_text = text.decode("utf-8")
+    release.manifest_sha256 = sha256_hex(text)
+    release.frozen_at = now()
+    release.save()
+    return release
+
+
+def _parent_ref(parent: Release | None) -> dict | None:
+    if parent is None:
+        return None
+    return {"name": parent.name, "manifest_sha256": parent.manifest_sha256}
+
+
+@transaction.atomic
+def release_freeze(
+    *,
+    name: str,
+    author,
+    note: str = "",
+    videos: Iterable[SourceVideo] | None = None,
+    allow_incomplete: bool = False,
+    parent: Release | None = None,
+) -> Release:
+    """Snapshot every active step of ``videos`` (default: every ready video) as a frozen release.
+
+    Refuses (ValidationError, nothing written) a taken or malformed name, an empty selection and,
+    unless ``allow_incomplete``, steps whose labels are not all written. With ``parent`` the new
+    release records its parent and what changed; ``release_correct`` is the usual way there.
+    """
+    _check_name(name)
+    if videos is None:
+        video_ids = SourceVideo.objects.filter(status=SourceVideo.Status.READY).values("id")
+    else:
+        video_ids = [v.pk for v in videos]
+    steps = MicroStep.objects.filter(status=MicroStep.Status.ACTIVE, video_id__in=video_ids)
+    count = steps.count()
+    if count == 0:
+        raise ValidationError("There are no active steps to freeze.")
+    if not allow_incomplete:
+        incomplete = steps.filter(Q(local_intent="") | Q(procedural_intent="") | Q(next_step=""))
+        first = incomplete.order_by("uid").values_list("uid", flat=True).first()
+        if first is not None:
+            raise ValidationError(
+                f"{incomplete.count()} of {count} steps still miss a label (first: {first}); "
+                "finish them or freeze with allow_incomplete."
+            )
+    if parent is not None and not parent.is_frozen:
+        raise ValidationError({"parent": "The parent release is not frozen."})
+
+    release = Release.objects.create(name=name, note=note, frozen_by=author, parent=parent)
+    stream = RecordStream()
+    rows = steps.order_by("uid").values_list(
+        "id",
+        "uid",
+        "video__scene__slug",
+        "video__sha256",
+        "position",
+        "start_us",
+        "cutoff_us",
+        "outcome_us",
+        "end_us",
+        "local_intent",
+        "procedural_intent",
+        "next_step",
+        "plausible_next_steps",
+    )
+    batch: list[ReleaseStep] = []
+    # One pass: each step is hashed and copied from the same values, in uid order.
+    for step_id, *values in rows.iterator(chunk_size=BATCH):
+        record = _record(tuple(values))
+        stream.add(record)
+        batch.append(
+            ReleaseStep(
+                release=release,
+                step_id=step_id,
+                **{column: values[i] for i, column in enumerate(_ROW_FIELDS)},
+            )
+        )
+        if len(batch) >= BATCH:
+            ReleaseStep.objects.bulk_create(batch)
+            batch = []
+    if batch:
+        ReleaseStep.objects.bulk_create(batch)
+
+    changes = None
+    if parent is not None:
+        changes = _diff(parent, release)
+        if not any(changes.values()):
+            raise ValidationError(
+                f"Nothing changed since release {parent.name}: a correction must change something."
+            )
+    manifest = build_manifest(
+        kind="release",
+        name=name,
+        record_format=RECORD_FORMAT,
+        stream=stream,
+        parent=_parent_ref(parent),
+        changes=changes,
+    )
+    return _seal(release, manifest)
+
+
+def release_correct(*, parent: Release, name: str, author, note: str = "") -> Release:
+    """A new release of the same source videos as ``parent``, naming it and listing the changes.
+
+    The parent is never edited. Fix the steps first (``step_update`` with action ``correct``),
+    then call this; it refuses when nothing changed.
+    """
+    video_shas = ReleaseStep.objects.filter(release=parent).values("video_sha256")
+    videos = SourceVideo.objects.filter(sha256__in=video_shas)
+    return release_freeze(
+        name=name, author=author, note=note, videos=videos, parent=parent, allow_incomplete=True
+    )
+
+
+def release_export(*, release: Release, path: Path, as_zip: bool = False) -> Path:
+    """Write the release's bundle to ``path`` (a new directory, or a .zip with ``as_zip``)."""
+    if not release.is_frozen:
+        raise BundleError(f"Release {release.name} is not frozen.")
+    path = Path(path)
+    if not as_zip:
+        bundle_write(path=path, manifest=release.manifest, records=release_records(release=release))
+        return path
+    if path.exists():
+        raise BundleError(f"{path} already exists.")
+    with tempfile.TemporaryDirectory(dir=path.parent) as work:
+        directory = Path(work) / "bundle"
+        bundle_write(
+            path=directory, manifest=release.manifest, records=release_records(release=release)
+        )
+        bundle_zip(directory=directory, target=path)
+    return path
+
+
+def _check_record(number: int, record: dict) -> None:
+    if set(record) != set(RECORD_FIELDS):
+        raise ValidationError(f"{RECORDS} line {number}: fields are not those of {RECORD_FORMAT}.")
+    try:
+        uuid.UUID(record["sample_id"])
+    except (ValueError, TypeError, AttributeError):
+        raise ValidationError(f"{RECORDS} line {number}: sample_id is not a UUID.") from None
+    if str(uuid.UUID(record["sample_id"])) != record["sample_id"]:
+        raise ValidationError(
+            f"{RECORDS} line {number}: sample_id is not a lower-case hyphenated UUID."
+        )
+    for key in _TEXT_FIELDS:
+        if not isinstance(record[key], str):
+            raise ValidationError(f"{RECORDS} line {number}: {key} must be text.")
+    for key in _INT_FIELDS:
+        if not isinstance(record[key], int) or isinstance(record[key], bool) or record[key] < 0:
+            raise ValidationError(f"{RECORDS} line {number}: {key} must be a non-negative integer.")
+    items = record["plausible_next_steps"]
+    if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+        raise ValidationError(
+            f"{RECORDS} line {number}: plausible_next_steps must be a list of texts."
+        )
+
+
+@transaction.atomic
+def release_import(*, path: Path, author=None) -> Release:
+    """Load an exported release bundle (directory or .zip) as a frozen release.
+
+    The bundle is verified first and the stored rows re-hashed after loading, so an imported
+    release has exactly the hashes of the exported one; anything else is refused and nothing is
+    written. Importing the same bundle again returns the release already there. Source videos are
+    referenced by SHA-256 and need not exist here; steps whose uid exists here are linked.
+    """
+    report = bundle_verify(path)
+    if not report.ok:
+        raise ValidationError(["The bundle does not verify:", *report.problems])
+    manifest = report.manifest
+    if manifest.get("kind") != "release" or manifest.get("record_format") != RECORD_FORMAT:
+        raise ValidationError(
+            f"This bundle holds a {manifest.get('kind')} manifest; only releases can be imported."
+        )
+    existing = Release.objects.filter(manifest_sha256=report.manifest_sha256).first()
+    if existing is not None:
+        return existing
+    _check_name(manifest["name"])
+    parent = None
+    if manifest.get("parent"):
+        parent = Release.objects.filter(
+            manifest_sha256=manifest["parent"].get("manifest_sha256")
+        ).first()
+    release = Release.objects.create(
+        name=manifest["name"],
+        parent=parent,
+        origin=Release.Origin.IMPORTED,
+        frozen_by=author,
+        note=f"Imported from {Path(path).name}",
+    )
+
+    def flush(batch: list[dict]) -> None:
+        live = dict(
+            MicroStep.objects.filter(uid__in=[r["sample_id"] for r in batch]).values_list(
+                "uid", "id"
+            )
+        )
+        ReleaseStep.objects.bulk_create(
+            ReleaseStep(
+                release=release,
+                step_id=live.get(uuid.UUID(r["sample_id"])),
+                sample_id=uuid.UUID(r["sample_id"]),
+                scene_slug=r["scene"],
+                **{k: r[k] for k in RECORD_FIELDS[2:]},
+            )
+            for r in batch
+        )
+
+    batch: list[dict] = []
+    for number, record in enumerate(bundle_records(path), 1):
+        _check_record(number, record)
+        batch.append(record)
+        if len(batch) >= BATCH:
+            flush(batch)
+            batch = []
+    if batch:
+        flush(batch)
+
+    # Re-hash what the database now holds: it must give the exported hashes exactly.
+    stream = RecordStream()
+    for record in release_records(release=release):
+        stream.add(record)
+    if (stream.sample_list_sha256, stream.records_sha256) != (
+        manifest["sample_list_sha256"],
+        manifest["records_sha256"],
+    ):
+        raise ValidationError("The imported rows do not reproduce the bundle's hashes.")
+    if manifest.get("format") != FORMAT:
+        raise ValidationError(f"Unknown manifest format {manifest.get('format')!r}.")
+    sealed = _seal(release, manifest)
+    if sealed.manifest_sha256 != report.manifest_sha256:
+        raise ValidationError("The imported manifest does not reproduce its SHA-256.")
+    return sealed

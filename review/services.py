@@ -1,0 +1,237 @@
+"""Sample designs and frozen manifests: create, preview, freeze, export."""
+
+from __future__ import annotations
+
+import tempfile
+import uuid
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pydantic
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from annotation.models import Release, ReleaseStep
+from annotation.releases import RECORD_FIELDS, BundleError, bundle_write, bundle_zip
+from review.models import Manifest, ManifestSample, SampleDesign
+from review.sampling import Candidate, Infeasible, parse_design, preview, select
+from studio.canonical import MAX_SAFE_INTEGER, RecordStream, build_manifest, canonical_bytes
+from studio.canonical import sha256_hex as _sha256_hex
+from studio.services import now
+
+RECORD_FORMAT = "subset-step/1"
+_ROW_FIELDS = ("sample_id", "scene_slug", *RECORD_FIELDS[2:])
+BATCH = 2000
+
+
+def _pydantic_message(exc: pydantic.ValidationError) -> dict[str, list[str]]:
+    errors: dict[str, list[str]] = {}
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error["loc"]) or "params"
+        errors.setdefault(where, []).append(error["msg"])
+    return errors
+
+
+def design_params(*, method: str, params: Mapping) -> dict:
+    """Validate a design's parameters; returns them complete (defaults filled in), as frozen."""
+    if not isinstance(params, Mapping):
+        raise ValidationError({"params": "Must be an object."})
+    try:
+        design = parse_design(method, params)
+    except Infeasible as exc:
+        raise ValidationError({"method": str(exc)}) from None
+    except pydantic.ValidationError as exc:
+        raise ValidationError(_pydantic_message(exc)) from None
+    dumped = design.model_dump(mode="json")
+    dumped.pop("method")
+    return dumped
+
+
+def _check_seed(seed) -> None:
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SAFE_INTEGER:
+        raise ValidationError({"seed": "Use an integer from 0 to 2**53 - 1."})
+
+
+@transaction.atomic
+def design_create(
+    *,
+    author,
+    name: str,
+    method: str,
+    release: Release,
+    seed: int,
+    params: Mapping,
+    kind: str = "audit",
+) -> SampleDesign:
+    _check_seed(seed)
+    if not release.is_frozen:
+        raise ValidationError({"release": "Designs draw from frozen releases only."})
+    design = SampleDesign(
+        name=name,
+        kind=kind,
+        method=method,
+        release=release,
+        seed=seed,
+        params=design_params(method=method, params=params),
+        created_by=author,
+    )
+    design.full_clean(exclude=["created_by"])
+    design.save()
+    return design
+
+
+@transaction.atomic
+def design_update(*, design: SampleDesign, values: Mapping) -> SampleDesign:
+    allowed = {"name", "kind", "method", "release", "seed", "params"}
+    unknown = set(values) - allowed
+    if unknown:
+        raise ValidationError(dict.fromkeys(sorted(unknown), "Not an editable field."))
+    for key, value in values.items():
+        setattr(design, key, value)
+    _check_seed(design.seed)
+    if not design.release.is_frozen:
+        raise ValidationError({"release": "Designs draw from frozen releases only."})
+    design.params = design_params(method=design.method, params=design.params)
+    design.full_clean(exclude=["created_by"])
+    design.save()
+    return design
+
+
+def release_candidates(*, release: Release) -> list[Candidate]:
+    rows = ReleaseStep.objects.filter(release=release).values_list(
+        "sample_id", "scene_slug", "video_sha256", "start_us", "cutoff_us", "end_us"
+    )
+    return [
+        Candidate(str(sid), scene, video, start, cutoff, end)
+        for sid, scene, video, start, cutoff, end in rows.iterator(chunk_size=BATCH)
+    ]
+
+
+def _draw(design: SampleDesign):
+    parsed = parse_design(design.method, design.params)
+    candidates = release_candidates(release=design.release)
+    try:
+        selection = select(parsed, candidates, seed=design.seed)
+    except Infeasible as exc:
+        raise ValidationError(str(exc)) from None
+    return parsed, candidates, selection
+
+
+def design_preview(*, design: SampleDesign) -> dict:
+    """What freezing would give: achieved counts next to the targets (ValidationError if the
+    design cannot be met, with the constraint named)."""
+    parsed, candidates, selection = _draw(design)
+    return preview(parsed, candidates, selection)
+
+
+def manifest_records(*, manifest: Manifest) -> Iterator[dict]:
+    """Records of a manifest (format ``subset-step/1``): the release record plus its duration bin
+    and group, in canonical order."""
+    rows = (
+        ManifestSample.objects.filter(manifest=manifest)
+        .order_by("sample_id")
+        .values_list(*(f"release_step__{f}" for f in _ROW_FIELDS), "duration_bin", "group")
+    )
+    for *values, duration_bin, group in rows.iterator(chunk_size=BATCH):
+        record = dict(zip(RECORD_FIELDS, values, strict=True))
+        record["sample_id"] = str(record["sample_id"])
+        record["plausible_next_steps"] = list(record["plausible_next_steps"])
+        record["duration_bin"] = duration_bin
+        record["group"] = group or None
+        yield record
+
+
+@transaction.atomic
+def manifest_freeze(*, design: SampleDesign, author, name: str | None = None) -> Manifest:
+    """Draw the design's sample and freeze it as a manifest with both SHA-256 values.
+
+    Deterministic: the same release, design and seed give the same manifest bytes on any database
+    or machine. Refuses (nothing written) a taken name or a design that cannot be met.
+    """
+    name = name or design.name
+    if Manifest.objects.filter(name=name).exists():
+        raise ValidationError({"name": f"A manifest named {name} already exists."})
+    Manifest(name=name).clean_fields(
+        exclude=[f.name for f in Manifest._meta.fields if f.name != "name"]
+    )
+    params = design_params(method=design.method, params=design.params)
+    _check_seed(design.seed)
+    release = design.release
+    _, _, selection = _draw(design)
+
+    manifest = Manifest.objects.create(
+        name=name,
+        kind=design.kind,
+        method=design.method,
+        seed=design.seed,
+        release=release,
+        design=design,
+        frozen_by=author,
+    )
+    step_ids = dict(
+        ReleaseStep.objects.filter(release=release).values_list("sample_id", "id").iterator()
+    )
+    batch = []
+    for sample_id in selection.sample_ids:
+        batch.append(
+            ManifestSample(
+                manifest=manifest,
+                release_step_id=step_ids[uuid.UUID(sample_id)],
+                sample_id=uuid.UUID(sample_id),
+                duration_bin=selection.bins[sample_id],
+                group=selection.groups.get(sample_id, ""),
+            )
+        )
+        if len(batch) >= BATCH:
+            ManifestSample.objects.bulk_create(batch)
+            batch = []
+    if batch:
+        ManifestSample.objects.bulk_create(batch)
+
+    stream = RecordStream()
+    for record in manifest_records(manifest=manifest):
+        stream.add(record)
+    header = build_manifest(
+        kind=design.kind,
+        name=name,
+        record_format=RECORD_FORMAT,
+        stream=stream,
+        method=design.method,
+        seed=design.seed,
+        design=params,
+        release={
+            "name": release.name,
+            "manifest_sha256": release.manifest_sha256,
+            "sample_list_sha256": release.sample_list_sha256,
+        },
+    )
+    text = canonical_bytes(header)
+    manifest.sample_count = stream.count
+    manifest.sample_list_sha256 = stream.sample_list_sha256
+    manifest.records_sha256 = stream.records_sha256
+    manifest.manifest_text = text.decode("utf-8")
+    manifest.manifest_sha256 = _sha256_hex(text)
+    manifest.frozen_at = now()
+    manifest.save()
+    return manifest
+
+
+def manifest_export(*, manifest: Manifest, path: Path, as_zip: bool = False) -> Path:
+    """Write the manifest's bundle to ``path`` (a new directory, or a .zip with ``as_zip``)."""
+    if not manifest.is_frozen:
+        raise BundleError(f"Manifest {manifest.name} is not frozen.")
+    path = Path(path)
+    if not as_zip:
+        bundle_write(
+            path=path, manifest=manifest.manifest, records=manifest_records(manifest=manifest)
+        )
+        return path
+    if path.exists():
+        raise BundleError(f"{path} already exists.")
+    with tempfile.TemporaryDirectory(dir=path.parent) as work:
+        directory = Path(work) / "bundle"
+        bundle_write(
+            path=directory, manifest=manifest.manifest, records=manifest_records(manifest=manifest)
+        )
+        bundle_zip(directory=directory, target=path)
+    return path
