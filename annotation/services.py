@@ -3,6 +3,7 @@ writes a full revision and never deletes a row."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -152,6 +153,7 @@ def step_create(
     end_us: int,
     reason: str = "",
     action: str = StepRevision.Action.CREATE,
+    uid: uuid.UUID | None = None,
     **labels,
 ) -> MicroStep:
     unknown = set(labels) - set(LABEL_FIELDS)
@@ -170,6 +172,8 @@ def step_create(
         created_by=author,
         **_clean_labels(labels),
     )
+    if uid is not None:
+        step.uid = uid
     step.full_clean(exclude=["video", "created_by"], validate_constraints=False)
     step.save()
     _renumber(video.pk)
@@ -281,3 +285,251 @@ def steps_of(video: SourceVideo, *, include_retracted: bool = False) -> Iterable
     if not include_retracted:
         steps = steps.filter(status=MicroStep.Status.ACTIVE)
     return steps.order_by("start_us", "id")
+
+
+# --- The workspace's actions ------------------------------------------------------------------
+
+
+def _apply(previous: Mapping, values: Mapping) -> dict:
+    """What ``step_update`` would store for ``values`` over ``previous`` (labels cleaned)."""
+    return {
+        **previous,
+        **{k: values[k] for k in TIME_FIELDS if k in values},
+        **_clean_labels(values),
+    }
+
+
+def _is_replay(*, step_id: int, author, version: int, values: Mapping) -> bool:
+    """Did this very save already land? True when the revision right after ``version`` was written
+    by the same author and holds exactly what applying ``values`` to its predecessor gives.
+
+    A client whose response was lost (dropped connection, reload) retries the same body with the
+    same version; comparing values instead of storing a key keeps the revision table unchanged and
+    still acknowledges the retry without writing a second revision.
+    """
+    if author is None or not getattr(author, "pk", None):
+        return False
+    revision = (
+        StepRevision.objects.filter(step_id=step_id, version=version + 1)
+        .only("author_id", "action", "previous", "values")
+        .first()
+    )
+    if (
+        revision is None
+        or revision.author_id != author.pk
+        or revision.action != StepRevision.Action.UPDATE
+        or revision.previous is None
+    ):
+        return False
+    try:
+        expected = _apply(revision.previous, values)
+    except ValidationError:
+        return False
+    return all(expected.get(k) == revision.values.get(k) for k in EDITABLE_FIELDS)
+
+
+def step_save(
+    *, step: MicroStep, author, version: int, values: Mapping, reason: str = ""
+) -> tuple[MicroStep, bool]:
+    """An autosave: ``step_update`` that acknowledges a retried save instead of calling it stale.
+
+    Returns ``(step, replayed)``; ``replayed`` is True when this exact save had already been
+    applied (the step returned is the stored one). A genuinely stale save still raises
+    StaleVersionError, and bad values raise ValidationError; neither writes anything.
+    """
+    try:
+        return step_update(
+            step=step, author=author, version=version, values=values, reason=reason
+        ), False
+    except StaleVersionError:
+        if _is_replay(step_id=step.pk, author=author, version=version, values=values):
+            return MicroStep.objects.select_related("video").get(pk=step.pk), True
+        raise
+
+
+@transaction.atomic
+def step_create_once(
+    *,
+    uid: uuid.UUID,
+    video: SourceVideo,
+    author,
+    start_us: int,
+    cutoff_us: int,
+    outcome_us: int,
+    end_us: int,
+    reason: str = "",
+    **labels,
+) -> tuple[MicroStep, bool]:
+    """Create a step under a client-chosen ``uid``; a retry with the same uid returns the stored
+    step instead of a second one. Returns ``(step, created)``."""
+    _lock_video(video.pk)
+    existing = MicroStep.objects.filter(uid=uid).first()
+    if existing is not None:
+        if existing.video_id != video.pk or existing.created_by_id != getattr(author, "pk", None):
+            raise ValidationError({"uid": "This identifier belongs to another step."})
+        return existing, False
+    step = step_create(
+        video=video,
+        author=author,
+        start_us=start_us,
+        cutoff_us=cutoff_us,
+        outcome_us=outcome_us,
+        end_us=end_us,
+        reason=reason,
+        uid=uid,
+        **labels,
+    )
+    return step, True
+
+
+def step_restore(*, step: MicroStep, author, version: int, reason: str = "") -> MicroStep:
+    return step_set_status(
+        step=step, author=author, version=version, status=MicroStep.Status.ACTIVE, reason=reason
+    )
+
+
+def split_marks(
+    *, start_us: int, cutoff_us: int, outcome_us: int, end_us: int, at_us: int
+) -> tuple[dict, dict]:
+    """The times of the two parts when a step is split at ``at_us`` (start < at < end).
+
+    The first part keeps the marks that fall inside it and ends at ``at``; a mark past ``at``
+    moves to the second part. A part with no mark of its own gets cutoff = outcome = its end,
+    which is valid and shows up for the annotator to place.
+    """
+    first = {
+        "start_us": start_us,
+        "cutoff_us": min(cutoff_us, at_us),
+        "outcome_us": min(outcome_us, at_us),
+        "end_us": at_us,
+    }
+    if cutoff_us > at_us:
+        second_cutoff = cutoff_us
+    elif outcome_us > at_us:
+        second_cutoff = outcome_us
+    else:
+        second_cutoff = end_us
+    second = {
+        "start_us": at_us,
+        "cutoff_us": second_cutoff,
+        "outcome_us": outcome_us if outcome_us > at_us else end_us,
+        "end_us": end_us,
+    }
+    return first, second
+
+
+@transaction.atomic
+def step_split(
+    *, step: MicroStep, author, version: int, at_us: int, reason: str = ""
+) -> tuple[MicroStep, MicroStep]:
+    """Split an active step at ``at_us`` into ``[start, at)`` and ``[at, end)``.
+
+    The first part keeps the step's identity and labels; the second is a new step with empty
+    labels (nothing is lost: the first part's revisions hold what the whole step said).
+    """
+    _lock_video(step.video_id)
+    current = MicroStep.objects.select_for_update().get(pk=step.pk)
+    if current.version != version:
+        raise StaleVersionError(current)
+    if current.status != MicroStep.Status.ACTIVE:
+        raise ValidationError({"status": "A retracted step cannot be split."})
+    if not isinstance(at_us, int) or isinstance(at_us, bool):
+        raise ValidationError({"at_us": "Must be an integer number of microseconds."})
+    if not current.start_us < at_us < current.end_us:
+        raise ValidationError({"at_us": "Split inside the step: after its start, before its end."})
+    first_marks, second_marks = split_marks(
+        start_us=current.start_us,
+        cutoff_us=current.cutoff_us,
+        outcome_us=current.outcome_us,
+        end_us=current.end_us,
+        at_us=at_us,
+    )
+    first = step_update(
+        step=current,
+        author=author,
+        version=version,
+        values=first_marks,
+        reason=reason or "Split.",
+        action=StepRevision.Action.SPLIT,
+    )
+    second = step_create(
+        video=current.video,
+        author=author,
+        reason=reason or f"Split from step {current.uid}.",
+        action=StepRevision.Action.SPLIT,
+        **second_marks,
+    )
+    return first, second
+
+
+def next_active_step(step: MicroStep) -> MicroStep | None:
+    return (
+        MicroStep.objects.filter(
+            video_id=step.video_id, status=MicroStep.Status.ACTIVE, start_us__gte=step.end_us
+        )
+        .order_by("start_us", "id")
+        .first()
+    )
+
+
+@transaction.atomic
+def step_merge(
+    *, step: MicroStep, author, version: int, next_version: int, reason: str = ""
+) -> tuple[MicroStep, MicroStep]:
+    """Merge a step with the next active step of its video; returns (merged, retracted).
+
+    The first step grows to the second's end and keeps its own cutoff, outcome and labels; a label
+    it left empty is taken from the second, and plausible next steps are united. The second step
+    is retracted (its rows and revisions stay), so no text anyone typed is lost.
+    """
+    _lock_video(step.video_id)
+    current = MicroStep.objects.select_for_update().get(pk=step.pk)
+    if current.version != version:
+        raise StaleVersionError(current)
+    if current.status != MicroStep.Status.ACTIVE:
+        raise ValidationError({"status": "A retracted step cannot be merged."})
+    following = next_active_step(current)
+    if following is None:
+        raise ValidationError({"merge": "This is the video's last step: nothing follows to merge."})
+    if following.version != next_version:
+        raise StaleVersionError(following)
+    if following.end_us - current.start_us > MAX_STEP_US:
+        raise ValidationError(
+            {"end_us": "The merged step would last more than 10 seconds; shorten a step first."}
+        )
+    retracted = step_set_status(
+        step=following,
+        author=author,
+        version=next_version,
+        status=MicroStep.Status.RETRACTED,
+        reason=reason or f"Merged into step {current.uid}.",
+    )
+    values: dict = {"end_us": following.end_us}
+    for name in ("local_intent", "procedural_intent", "next_step"):
+        if not getattr(current, name).strip() and getattr(following, name).strip():
+            values[name] = getattr(following, name)
+    plausible = list(current.plausible_next_steps)
+    for item in following.plausible_next_steps:
+        if item not in plausible:
+            plausible.append(item)
+    values["plausible_next_steps"] = plausible
+    merged = step_update(
+        step=current,
+        author=author,
+        version=version,
+        values=values,
+        reason=reason or f"Merged with step {following.uid}.",
+        action=StepRevision.Action.MERGE,
+    )
+    return merged, retracted
+
+
+def revision_diff(revision: StepRevision) -> list[dict]:
+    """The fields a revision changed, each with its value before and after."""
+    before = revision.previous or {}
+    after = revision.values or {}
+    return [
+        {"field": name, "before": before.get(name), "after": after.get(name)}
+        for name in (*EDITABLE_FIELDS, "status")
+        if before.get(name) != after.get(name)
+    ]

@@ -1,23 +1,121 @@
+"""Server-rendered annotation pages. The workspace page is a shell: its script loads everything
+through the documented API (annotation.api), so the page and any other client see the same data
+through the same access checks."""
+
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 
 from annotation.models import MicroStep
-from annotation.selectors import videos_for
+from annotation.selectors import editable_videos_for, step_for_or_404, video_for_or_404
+from annotation.services import REQUIRED_LABELS, revision_diff
+from studio.templatetags.studio_tags import clock
+
+# Must match SPEEDS in static/js/player.js.
+SPEEDS = (0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4)
+MARKS = (
+    ("start_us", "Start", "the step's first frame"),
+    ("cutoff_us", "Cutoff", "the last frame shown to a model is the one before the cutoff"),
+    ("outcome_us", "Outcome", "the first frame where the outcome is visible"),
+    ("end_us", "End", "the step's last frame is the one before the end"),
+)
 
 
 @login_required
 def video_list(request: HttpRequest) -> HttpResponse:
-    """The videos this user annotates, with their step counts and labelled share."""
+    """My videos: the ones I may edit, with step counts, labelled share and open problems."""
     active = Q(steps__status=MicroStep.Status.ACTIVE)
+    missing = {
+        f"missing_{name}": Count("steps", filter=active & Q(**{f"steps__{name}": ""}))
+        for name in REQUIRED_LABELS
+    }
     labelled = (
         active
         & ~Q(steps__local_intent="")
         & ~Q(steps__procedural_intent="")
         & ~Q(steps__next_step="")
     )
-    videos = videos_for(request.user).annotate(
-        step_count=Count("steps", filter=active), labelled_count=Count("steps", filter=labelled)
+    videos = (
+        editable_videos_for(request.user)
+        .defer("frame_times")
+        .annotate(
+            step_count=Count("steps", filter=active),
+            labelled_count=Count("steps", filter=labelled),
+            **missing,
+        )
     )
-    return render(request, "annotation/video_list.html", {"videos": videos})
+    rows = []
+    for video in videos:
+        problems = sum(getattr(video, f"missing_{name}") for name in REQUIRED_LABELS)
+        share = round(100 * video.labelled_count / video.step_count) if video.step_count else None
+        rows.append({"video": video, "labelled_share": share, "problems": problems})
+    return render(request, "annotation/video_list.html", {"rows": rows})
+
+
+@login_required
+def workspace(request: HttpRequest, video_id: int) -> HttpResponse:
+    video = video_for_or_404(request.user, video_id, edit=True)
+    api = "annotation:api:"
+    config = {
+        "videoId": video.pk,
+        "urls": {
+            "ping": reverse(api + "ping"),
+            "workspace": reverse(api + "workspace", args=[video.pk]),
+            "frameTimes": reverse(api + "frame-times", args=[video.pk]),
+            "source": reverse(api + "source", args=[video.pk]),
+            "createStep": reverse(api + "step-create", args=[video.pk]),
+            # The page fills in a step id for "0".
+            "step": reverse(api + "step", args=[0]),
+            "retract": reverse(api + "step-retract", args=[0]),
+            "restore": reverse(api + "step-restore", args=[0]),
+            "split": reverse(api + "step-split", args=[0]),
+            "merge": reverse(api + "step-merge", args=[0]),
+            "history": reverse(api + "step-history", args=[0]),
+            "historyPage": reverse("annotation:step-history", args=[0]),
+        },
+    }
+    context = {
+        "video": video,
+        "config": config,
+        "speeds": SPEEDS,
+        "marks": MARKS,
+        "labels": [
+            ("local_intent", "Local intent (what)"),
+            ("procedural_intent", "Procedural intent (why)"),
+            ("next_step", "Next step (observed)"),
+        ],
+    }
+    return render(request, "annotation/workspace.html", context)
+
+
+def _shown(field: str, value) -> str:
+    if value is None:
+        return "—"
+    if field.endswith("_us"):
+        return f"{clock(value)} ({value} µs)"
+    if isinstance(value, list):
+        return " · ".join(value) if value else "(none)"
+    return value or "(empty)"
+
+
+@login_required
+def step_history(request: HttpRequest, step_id: int) -> HttpResponse:
+    """A step's revisions as a plain page (the workspace shows the same in a panel)."""
+    step = step_for_or_404(request.user, step_id, edit=True)
+    revisions = [
+        {
+            "revision": r,
+            "changes": [
+                {
+                    "field": change["field"],
+                    "before": _shown(change["field"], change["before"]),
+                    "after": _shown(change["field"], change["after"]),
+                }
+                for change in revision_diff(r)
+            ],
+        }
+        for r in step.revisions.select_related("author").order_by("-version")
+    ]
+    return render(request, "annotation/step_history.html", {"step": step, "revisions": revisions})

@@ -1,0 +1,83 @@
+"""The JSON shapes the workspace reads, built from plain rows.
+
+A video with hundreds of steps is loaded on every workspace visit, so steps are turned into dicts
+straight from ``values()`` instead of going through a serializer per object; the serializers in
+``serializers.py`` document the same shapes for the schema (a test keeps them equal).
+"""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from annotation.models import MicroStep, StepRevision
+from annotation.services import REQUIRED_LABELS, revision_diff
+
+STEP_FIELDS = (
+    "id",
+    "uid",
+    "position",
+    "start_us",
+    "cutoff_us",
+    "outcome_us",
+    "end_us",
+    "local_intent",
+    "procedural_intent",
+    "next_step",
+    "plausible_next_steps",
+    "status",
+    "version",
+    "updated_at",
+)
+
+
+def _problems(row: dict) -> list[dict]:
+    return [
+        {"field": name, "message": "Required."}
+        for name in REQUIRED_LABELS
+        if not (row[name] or "").strip()
+    ]
+
+
+def _step_row(row: dict) -> dict:
+    row["uid"] = str(row["uid"])
+    row["updated_at"] = row["updated_at"].isoformat()
+    row["problems"] = _problems(row) if row["status"] == MicroStep.Status.ACTIVE else []
+    return row
+
+
+def step_payload(step: MicroStep) -> dict:
+    return _step_row({name: getattr(step, name) for name in STEP_FIELDS})
+
+
+def steps_payload(steps: QuerySet[MicroStep]) -> list[dict]:
+    return [_step_row(row) for row in steps.order_by("start_us", "id").values(*STEP_FIELDS)]
+
+
+def video_payload(video) -> dict:
+    return {
+        "id": video.pk,
+        "title": video.title,
+        "scene": video.scene.name,
+        "duration_us": video.duration_us,
+        "frame_count": video.frame_count,
+        "fps_num": video.fps_num,
+        "fps_den": video.fps_den,
+        "is_vfr": video.is_vfr,
+        "width": video.width,
+        "height": video.height,
+        "rotation": video.rotation,
+        "mime_type": video.mime_type,
+        "origin_us": video.origin_us,
+        "has_file": bool(video.file),
+    }
+
+
+def revision_payload(revision: StepRevision) -> dict:
+    return {
+        "version": revision.version,
+        "action": revision.action,
+        "author": revision.author.get_username() if revision.author_id else None,
+        "created_at": revision.created_at.isoformat(),
+        "reason": revision.reason,
+        "changes": revision_diff(revision),
+    }

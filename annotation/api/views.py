@@ -1,0 +1,297 @@
+"""Thin API views of the annotation workspace (one class per operation).
+
+Every view reaches its video or step through ``annotation.selectors`` with ``edit=True``: only the
+assigned annotator and admins get past it, everyone else gets 404, never 403, so ids cannot be
+probed. Writes happen in the services, inside one transaction; a bad request writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation import services
+from annotation.api import serializers as s
+from annotation.api.payloads import revision_payload, step_payload, steps_payload, video_payload
+from annotation.models import MicroStep
+from annotation.selectors import step_for_or_404, video_for_or_404
+from media.serving import file_response
+from media.timebase import MAX_STEP_US
+
+TAG = ["annotation workspace"]
+NOT_FOUND = OpenApiResponse(s.ErrorOutput, description="Not yours to edit, or no such object.")
+BAD = OpenApiResponse(s.ErrorOutput, description="Invalid values; nothing was written.")
+STALE = OpenApiResponse(
+    s.ConflictOutput, description="Stale version: someone saved in between; nothing was written."
+)
+
+
+def _invalid(exc: DjangoValidationError) -> Response:
+    if hasattr(exc, "error_dict"):
+        errors = {field: [str(m) for m in msgs] for field, msgs in exc.message_dict.items()}
+    else:
+        errors = {"non_field_errors": [str(m) for m in exc.messages]}
+    first = next(iter(errors.values()))[0]
+    return Response({"detail": first, "errors": errors}, status=status.HTTP_400_BAD_REQUEST)
+
+
+def _stale(exc: services.StaleVersionError) -> Response:
+    stored = exc.current
+    return Response(
+        {
+            "detail": f"Someone saved this step in between (stored version {stored.version}).",
+            "stored": step_payload(stored),
+        },
+        status=status.HTTP_409_CONFLICT,
+    )
+
+
+def _changed(*steps: MicroStep, replayed: bool = False, code: int = 200) -> Response:
+    return Response({"steps": [step_payload(x) for x in steps], "replayed": replayed}, status=code)
+
+
+def _valid(serializer_class, request: Request) -> dict:
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+class PingApi(APIView):
+    """The cheapest authenticated answer: the page uses it to learn the server is back."""
+
+    @extend_schema(tags=TAG, operation_id="workspace_ping", responses={200: s.PingOutput})
+    def get(self, request: Request) -> Response:
+        return Response({"ok": True})
+
+
+class WorkspaceApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="workspace_load",
+        summary="A video and all its steps, as the workspace opens them.",
+        responses={200: s.WorkspaceOutput, 404: NOT_FOUND},
+    )
+    def get(self, request: Request, video_id: int) -> Response:
+        video = video_for_or_404(request.user, video_id, edit=True)
+        return Response(
+            {
+                "video": video_payload(video),
+                "steps": steps_payload(MicroStep.objects.filter(video_id=video.pk)),
+                "max_step_us": MAX_STEP_US,
+            }
+        )
+
+
+@lru_cache(maxsize=16)
+def _frame_times_json(video_id: int, sha256: str, blob: bytes) -> bytes:
+    # Keyed by the file's hash: the index of a given file never changes, so it is encoded once.
+    from media.timebase import decode_frame_times
+
+    times = decode_frame_times(blob).tolist()
+    return json.dumps(
+        {"count": len(times), "frame_times_us": times}, separators=(",", ":")
+    ).encode()
+
+
+class FrameTimesApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="workspace_frame_times",
+        summary="The video's frame-time index: the time of every frame, in µs.",
+        responses={200: s.FrameTimesOutput, 404: NOT_FOUND},
+    )
+    def get(self, request: Request, video_id: int) -> HttpResponse:
+        video = video_for_or_404(request.user, video_id, edit=True)
+        etag = f'"{video.sha256}"'
+        if request.headers.get("If-None-Match") == etag:
+            response = HttpResponse(status=304)
+        else:
+            body = _frame_times_json(video.pk, video.sha256, bytes(video.frame_times))
+            response = HttpResponse(body, content_type="application/json")
+        response["ETag"] = etag
+        response["Cache-Control"] = "private, max-age=3600"
+        return response
+
+
+class SourceApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="workspace_source",
+        summary="The source video file for the player (HTTP Range supported).",
+        responses={
+            (200, "video/mp4"): OpenApiTypes.BINARY,
+            (206, "video/mp4"): OpenApiTypes.BINARY,
+            404: NOT_FOUND,
+        },
+    )
+    def get(self, request: Request, video_id: int) -> HttpResponse:
+        video = video_for_or_404(request.user, video_id, edit=True)
+        if not video.file:
+            raise Http404("This video has no file.")
+        try:
+            path = Path(video.file.path)
+        except (NotImplementedError, ValueError):
+            raise Http404("This video's file is not on this server.") from None
+        if not path.is_file():
+            raise Http404("This video's file is missing.")
+        return file_response(request._request, path, content_type=video.mime_type)
+
+
+class StepCreateApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="step_create",
+        summary="Create a step; a retry with the same uid returns the stored step (200).",
+        request=s.StepCreateInput,
+        responses={201: s.StepChangeOutput, 200: s.StepChangeOutput, 400: BAD, 404: NOT_FOUND},
+    )
+    def post(self, request: Request, video_id: int) -> Response:
+        video = video_for_or_404(request.user, video_id, edit=True)
+        data = _valid(s.StepCreateInput, request)
+        try:
+            if "uid" in data:
+                step, created = services.step_create_once(video=video, author=request.user, **data)
+            else:
+                step, created = services.step_create(video=video, author=request.user, **data), True
+        except DjangoValidationError as exc:
+            return _invalid(exc)
+        return _changed(step, replayed=not created, code=201 if created else 200)
+
+
+class StepApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="step_read",
+        responses={200: s.StepOutput, 404: NOT_FOUND},
+    )
+    def get(self, request: Request, step_id: int) -> Response:
+        return Response(step_payload(step_for_or_404(request.user, step_id, edit=True)))
+
+    @extend_schema(
+        tags=TAG,
+        operation_id="step_save",
+        summary="Save some fields of a step (autosave); carries the version it edits.",
+        request=s.StepSaveInput,
+        responses={200: s.StepChangeOutput, 400: BAD, 404: NOT_FOUND, 409: STALE},
+    )
+    def patch(self, request: Request, step_id: int) -> Response:
+        step = step_for_or_404(request.user, step_id, edit=True)
+        data = _valid(s.StepSaveInput, request)
+        version, reason = data.pop("version"), data.pop("reason", "")
+        try:
+            saved, replayed = services.step_save(
+                step=step, author=request.user, version=version, values=data, reason=reason
+            )
+        except services.StaleVersionError as exc:
+            return _stale(exc)
+        except DjangoValidationError as exc:
+            return _invalid(exc)
+        return _changed(saved, replayed=replayed)
+
+
+class _StatusApi(APIView):
+    service = None
+
+    def post(self, request: Request, step_id: int) -> Response:
+        step = step_for_or_404(request.user, step_id, edit=True)
+        data = _valid(s.StepVersionInput, request)
+        try:
+            changed = type(self).service(step=step, author=request.user, **data)
+        except services.StaleVersionError as exc:
+            return _stale(exc)
+        except DjangoValidationError as exc:
+            return _invalid(exc)
+        return _changed(changed)
+
+
+class StepRetractApi(_StatusApi):
+    service = services.step_retract
+
+    @extend_schema(
+        tags=TAG,
+        operation_id="step_retract",
+        summary="Retract a step: it leaves the timeline, its rows and revisions stay.",
+        request=s.StepVersionInput,
+        responses={200: s.StepChangeOutput, 400: BAD, 404: NOT_FOUND, 409: STALE},
+    )
+    def post(self, request: Request, step_id: int) -> Response:
+        return super().post(request, step_id)
+
+
+class StepRestoreApi(_StatusApi):
+    service = services.step_restore
+
+    @extend_schema(
+        tags=TAG,
+        operation_id="step_restore",
+        summary="Bring a retracted step back (refused if it now overlaps another).",
+        request=s.StepVersionInput,
+        responses={200: s.StepChangeOutput, 400: BAD, 404: NOT_FOUND, 409: STALE},
+    )
+    def post(self, request: Request, step_id: int) -> Response:
+        return super().post(request, step_id)
+
+
+class StepSplitApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="step_split",
+        summary="Split a step in two at a frame; the second part is a new step.",
+        request=s.StepSplitInput,
+        responses={200: s.StepChangeOutput, 400: BAD, 404: NOT_FOUND, 409: STALE},
+    )
+    def post(self, request: Request, step_id: int) -> Response:
+        step = step_for_or_404(request.user, step_id, edit=True)
+        data = _valid(s.StepSplitInput, request)
+        try:
+            first, second = services.step_split(step=step, author=request.user, **data)
+        except services.StaleVersionError as exc:
+            return _stale(exc)
+        except DjangoValidationError as exc:
+            return _invalid(exc)
+        return _changed(first, second)
+
+
+class StepMergeApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="step_merge",
+        summary="Merge a step with the next one; the next is retracted, no text is lost.",
+        request=s.StepMergeInput,
+        responses={200: s.StepChangeOutput, 400: BAD, 404: NOT_FOUND, 409: STALE},
+    )
+    def post(self, request: Request, step_id: int) -> Response:
+        step = step_for_or_404(request.user, step_id, edit=True)
+        data = _valid(s.StepMergeInput, request)
+        try:
+            merged, retracted = services.step_merge(step=step, author=request.user, **data)
+        except services.StaleVersionError as exc:
+            return _stale(exc)
+        except DjangoValidationError as exc:
+            return _invalid(exc)
+        return _changed(merged, retracted)
+
+
+class StepHistoryApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="step_history",
+        summary="Every revision of a step, newest first: who, when, why, and what changed.",
+        responses={200: s.HistoryOutput, 404: NOT_FOUND},
+    )
+    def get(self, request: Request, step_id: int) -> Response:
+        step = step_for_or_404(request.user, step_id, edit=True)
+        revisions = step.revisions.select_related("author").order_by("-version")
+        return Response(
+            {"step": step_payload(step), "revisions": [revision_payload(r) for r in revisions]}
+        )

@@ -1,0 +1,87 @@
+// A step's history: every revision, newest first, with who, when, why and a field-by-field
+// diff. Rendered from the history endpoint; every value is text.
+
+import { api, withId } from "./api.js";
+import { clock } from "./frames.js";
+import { LABELS } from "./steps.js";
+
+function valueText(field, value) {
+  if (value === null || value === undefined) return "—";
+  if (field.endsWith("_us")) return clock(value);
+  if (Array.isArray(value)) return value.length ? value.join(" · ") : "(none)";
+  return value === "" ? "(empty)" : String(value);
+}
+
+export function renderRevisions(list, revisions) {
+  const items = revisions.map((revision) => {
+    const li = document.createElement("li");
+    li.className = "revision";
+    li.dataset.version = String(revision.version);
+    const head = document.createElement("div");
+    head.className = "revision-head";
+    const when = new Date(revision.created_at);
+    head.textContent = `v${revision.version} · ${revision.action} · ${revision.author || "system"} · ${when.toLocaleString()}`;
+    li.append(head);
+    if (revision.reason) {
+      const why = document.createElement("div");
+      why.className = "revision-reason";
+      why.textContent = revision.reason;
+      li.append(why);
+    }
+    const table = document.createElement("table");
+    table.className = "diff";
+    for (const change of revision.changes) {
+      const tr = document.createElement("tr");
+      tr.dataset.field = change.field;
+      const th = document.createElement("th");
+      th.textContent = LABELS[change.field] || change.field;
+      const before = document.createElement("td");
+      before.className = "before";
+      before.textContent = valueText(change.field, change.before);
+      const after = document.createElement("td");
+      after.className = "after";
+      after.textContent = valueText(change.field, change.after);
+      tr.append(th, before, after);
+      table.append(tr);
+    }
+    li.append(table);
+    return li;
+  });
+  list.replaceChildren(...items);
+}
+
+export class HistoryPanel {
+  constructor(root, { urls }) {
+    this.root = root;
+    this.urls = urls;
+    this.list = root.querySelector("[data-role=revisions]");
+    this.title = root.querySelector("[data-role=title]");
+    this.link = root.querySelector("[data-role=page-link]");
+    root.querySelector("[data-action=close]").addEventListener("click", () => this.close());
+  }
+
+  get open() {
+    return !this.root.hidden;
+  }
+
+  close() {
+    this.root.hidden = true;
+  }
+
+  async show(id) {
+    this.root.hidden = false;
+    this.title.textContent = "History";
+    this.link.href = withId(this.urls.historyPage, id);
+    this.list.replaceChildren();
+    try {
+      const data = await api.get(withId(this.urls.history, id));
+      this.title.textContent = `History of step v${data.step.version}`;
+      renderRevisions(this.list, data.revisions);
+    } catch (error) {
+      const li = document.createElement("li");
+      li.className = "error";
+      li.textContent = `History unavailable: ${error.message}`;
+      this.list.replaceChildren(li);
+    }
+  }
+}

@@ -1,0 +1,86 @@
+// Every workspace action on a key. The help overlay (?) is built from this one table, and
+// docs/annotation.md lists the same bindings.
+
+export const BINDINGS = [
+  ["Player", [
+    [["Space"], "play / pause", "toggle"],
+    [["ArrowLeft", "ArrowRight"], "previous / next frame", "frame"],
+    [["Shift+ArrowLeft", "Shift+ArrowRight"], "10 frames back / forward", "frame10"],
+    [["["], "slower (down to 0.1×)", "slower"],
+    [["]"], "faster (up to 4×)", "faster"],
+    [["\\"], "normal speed (1×)", "normal"],
+    [["l"], "loop the current step on / off", "loop"],
+    [["p"], "play the current step up to its cutoff", "play-to-cutoff"],
+    [["ArrowUp", "ArrowDown"], "previous / next step", "step"],
+    [["Home", "End"], "first / last frame of the current step", "bounds"],
+  ]],
+  ["Marks (at the frame on screen)", [
+    [["s"], "start: this frame is the step's first", "set-start"],
+    [["c"], "cutoff: this frame is the last one a model sees", "set-cutoff"],
+    [["o"], "outcome: the outcome is visible from this frame", "set-outcome"],
+    [["e"], "end: this frame is the step's last", "set-end"],
+    [["1", "2", "3", "4"], "choose the mark to nudge: start, cutoff, outcome, end", "choose"],
+    [[",", "."], "nudge the chosen mark one frame earlier / later", "nudge"],
+    [["g"], "show the frame of the chosen mark", "goto-mark"],
+  ]],
+  ["Steps", [
+    [["n"], "new step from this frame", "create"],
+    [["x"], "split the current step at this frame", "split"],
+    [["m"], "merge the current step with the next", "merge"],
+    [["Delete"], "retract the current step (its rows are kept)", "retract"],
+    [["Enter"], "write labels (focus Local intent)", "edit"],
+    [["Escape"], "leave a text field, close a panel", "escape"],
+    [["Ctrl+s"], "save now", "save"],
+    [["h"], "history of the current step", "history"],
+  ]],
+  ["Timeline", [
+    [["+", "-"], "zoom in / out", "zoom"],
+    [["0"], "fit the whole video", "fit"],
+    [["?"], "this help", "help"],
+  ]],
+];
+
+const PRETTY = { ArrowLeft: "←", ArrowRight: "→", ArrowUp: "↑", ArrowDown: "↓", " ": "Space" };
+
+function pretty(key) {
+  return key.split("+").map((k) => PRETTY[k] || k).join("+");
+}
+
+// "Shift+ArrowLeft" for a keydown with Shift held, "ArrowLeft" without; letters lower-cased.
+export function keyName(event) {
+  let key = event.key === " " ? "Space" : event.key;
+  if (key.length === 1) key = key.toLowerCase();
+  const parts = [];
+  if (event.ctrlKey || event.metaKey) parts.push("Ctrl");
+  // Shift is part of printable keys already ("?", "+"); name it only for the others.
+  if (event.shiftKey && key.length > 1) parts.push("Shift");
+  if (event.altKey) parts.push("Alt");
+  parts.push(key);
+  return parts.join("+");
+}
+
+export function renderHelp(root) {
+  const sections = BINDINGS.map(([title, rows]) => {
+    const section = document.createElement("section");
+    const h = document.createElement("h3");
+    h.textContent = title;
+    const table = document.createElement("table");
+    for (const [keys, text] of rows) {
+      const tr = document.createElement("tr");
+      const td = document.createElement("td");
+      keys.forEach((key, i) => {
+        if (i) td.append(" ");
+        const kbd = document.createElement("kbd");
+        kbd.textContent = pretty(key);
+        td.append(kbd);
+      });
+      const what = document.createElement("td");
+      what.textContent = text;
+      tr.append(td, what);
+      table.append(tr);
+    }
+    section.append(h, table);
+    return section;
+  });
+  root.querySelector("[data-role=bindings]").replaceChildren(...sections);
+}

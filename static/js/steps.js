@@ -1,0 +1,197 @@
+// The steps of one video as the page holds them: the last copy the server acknowledged and the
+// annotator's local values on top. The server is the authority on validity
+// (annotation.services.validate_times); ``validate`` mirrors its rules so problems show while
+// typing, with the same messages.
+
+export const TIME_FIELDS = ["start_us", "cutoff_us", "outcome_us", "end_us"];
+export const TEXT_FIELDS = ["local_intent", "procedural_intent", "next_step"];
+export const EDITABLE = [...TIME_FIELDS, ...TEXT_FIELDS, "plausible_next_steps"];
+export const LABELS = {
+  start_us: "Start",
+  cutoff_us: "Cutoff",
+  outcome_us: "Outcome",
+  end_us: "End",
+  local_intent: "Local intent",
+  procedural_intent: "Procedural intent",
+  next_step: "Next step",
+  plausible_next_steps: "Plausible next steps",
+  status: "Status",
+};
+
+export function same(a, b) {
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length
+      && a.every((x, i) => x === b[i]);
+  }
+  return a === b;
+}
+
+function editableOf(payload) {
+  const values = {};
+  for (const name of EDITABLE) {
+    values[name] = Array.isArray(payload[name]) ? [...payload[name]] : payload[name];
+  }
+  return values;
+}
+
+// What the server stores for a label (it trims texts and drops empty plausible items).
+export function cleaned(name, value) {
+  if (name === "plausible_next_steps") return value.map((s) => s.trim()).filter(Boolean);
+  if (TEXT_FIELDS.includes(name)) return value.trim();
+  return value;
+}
+
+export class StepStore extends EventTarget {
+  constructor(video, maxStepUs) {
+    super();
+    this.video = video;
+    this.maxStepUs = maxStepUs;
+    this.steps = new Map(); // id -> entry
+  }
+
+  load(payloads) {
+    this.steps.clear();
+    for (const payload of payloads) this.steps.set(payload.id, this._entry(payload));
+    this._changed();
+  }
+
+  _entry(payload) {
+    return {
+      id: payload.id,
+      uid: payload.uid,
+      server: payload,
+      base: payload.version, // the version local edits are based on
+      local: editableOf(payload),
+      serverErrors: {},
+      conflict: null,
+    };
+  }
+
+  _changed(id = null) {
+    this.dispatchEvent(new CustomEvent("change", { detail: { id } }));
+  }
+
+  get(id) {
+    return this.steps.get(id);
+  }
+
+  byUid(uid) {
+    for (const entry of this.steps.values()) if (entry.uid === uid) return entry;
+    return null;
+  }
+
+  // Active steps ordered by (local) start time.
+  active() {
+    return [...this.steps.values()]
+      .filter((e) => e.server.status === "active")
+      .sort((a, b) => a.local.start_us - b.local.start_us || a.id - b.id);
+  }
+
+  retracted() {
+    return [...this.steps.values()].filter((e) => e.server.status !== "active");
+  }
+
+  at(tUs) {
+    return this.active().find((e) => e.local.start_us <= tUs && tUs < e.local.end_us) || null;
+  }
+
+  dirtyFields(entry) {
+    return EDITABLE.filter((name) => !same(cleaned(name, entry.local[name]), entry.server[name]));
+  }
+
+  isDirty(entry) {
+    return entry.base !== entry.server.version || this.dirtyFields(entry).length > 0;
+  }
+
+  edit(id, changes) {
+    const entry = this.steps.get(id);
+    if (!entry) return;
+    Object.assign(entry.local, changes);
+    for (const name of Object.keys(changes)) delete entry.serverErrors[name];
+    this._changed(id);
+  }
+
+  // The server acknowledged a save (or another action): it is the new base. Local edits made
+  // while the request was in flight stay on top of it.
+  acknowledge(payload, sentValues = null) {
+    const entry = this.steps.get(payload.id);
+    if (!entry) {
+      this.steps.set(payload.id, this._entry(payload));
+      this._changed(payload.id);
+      return;
+    }
+    const previous = entry.server;
+    entry.server = payload;
+    entry.base = payload.version;
+    entry.serverErrors = {};
+    entry.conflict = null;
+    for (const name of EDITABLE) {
+      // A field the annotator did not touch since the request left follows the server.
+      const untouched = sentValues && name in sentValues
+        ? same(entry.local[name], sentValues[name])
+        : same(cleaned(name, entry.local[name]), previous[name]);
+      if (untouched) {
+        entry.local[name] = Array.isArray(payload[name]) ? [...payload[name]] : payload[name];
+      }
+    }
+    this._changed(payload.id);
+  }
+
+  setErrors(id, errors) {
+    const entry = this.steps.get(id);
+    if (!entry) return;
+    entry.serverErrors = errors || {};
+    this._changed(id);
+  }
+
+  setConflict(id, stored) {
+    const entry = this.steps.get(id);
+    if (!entry) return;
+    entry.conflict = stored;
+    this._changed(id);
+  }
+
+  // The annotator merged their values with the stored step: the stored step becomes the base
+  // and the merged values are the local edits, saved on top of it.
+  resolveConflict(id, merged) {
+    const entry = this.steps.get(id);
+    if (!entry || !entry.conflict) return;
+    entry.server = entry.conflict;
+    entry.base = entry.conflict.version;
+    entry.conflict = null;
+    entry.serverErrors = {};
+    entry.local = { ...editableOf(entry.server), ...merged };
+    this._changed(id);
+  }
+
+  // Rules of annotation.services.validate_times plus the required labels, for one entry.
+  validate(entry) {
+    const v = entry.local;
+    const errors = {};
+    const add = (field, message) => (errors[field] ||= []).push(message);
+    for (const name of TIME_FIELDS) {
+      if (!Number.isInteger(v[name])) add(name, "Must be an integer number of microseconds.");
+    }
+    if (Object.keys(errors).length) return errors;
+    if (v.start_us < 0) add("start_us", "Cannot be before the start of the video.");
+    if (v.end_us > this.video.duration_us) {
+      add("end_us", `Cannot be after the end of the video (${this.video.duration_us} µs).`);
+    }
+    if (!(v.start_us < v.cutoff_us)) add("cutoff_us", "The cutoff must come after the start.");
+    if (!(v.cutoff_us <= v.outcome_us)) add("outcome_us", "The outcome cannot come before the cutoff.");
+    if (!(v.outcome_us <= v.end_us)) add("end_us", "The end cannot come before the outcome.");
+    if (v.end_us - v.start_us > this.maxStepUs) add("end_us", "A micro-step lasts at most 10 seconds.");
+    const others = this.active().filter((e) => e.id !== entry.id);
+    const clash = others.find((e) => e.local.start_us < v.end_us && e.local.end_us > v.start_us);
+    if (clash) {
+      const n = this.active().indexOf(clash) + 1;
+      add("start_us", `Overlaps step ${n} [${clash.local.start_us}, ${clash.local.end_us}) of this video.`);
+    }
+    return errors;
+  }
+
+  // Labels still to write: they do not block saving.
+  missing(entry) {
+    return TEXT_FIELDS.filter((name) => !String(entry.local[name] || "").trim());
+  }
+}

@@ -1,0 +1,143 @@
+"""Browser fixtures: Debian's Chromium driven by Playwright (sync API) against pytest-django's
+live server, users logged in through their session cookie, and real frame-numbered videos
+imported through the media pipeline."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from tests.conftest import PASSWORD, chromium_path
+
+# Playwright's sync API keeps an event loop running in the test thread; the ORM calls the tests
+# make between browser steps are still plain synchronous code.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    path = chromium_path()
+    if path is None:
+        pytest.skip("needs Chromium on the PATH")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=path, headless=True, args=LAUNCH_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def open_as(browser, live_server):
+    """open_as(user) -> a new browser context logged in as ``user`` (its own cookies and
+    storage, like a second browser). Every dialog any page opens is recorded in ``dialogs``."""
+    from django.test import Client
+
+    contexts = []
+    dialogs: list[str] = []
+
+    def make(user):
+        client = Client()
+        client.force_login(user)
+        context = browser.new_context(
+            base_url=live_server.url, viewport={"width": 1400, "height": 900}
+        )
+        host = live_server.url.split("://", 1)[1].split(":")[0]
+        context.add_cookies(
+            [
+                {
+                    "name": "sessionid",
+                    "value": client.cookies["sessionid"].value,
+                    "domain": host,
+                    "path": "/",
+                }
+            ]
+        )
+        context.on(
+            "page",
+            lambda page: page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss())),
+        )
+        contexts.append(context)
+        return context
+
+    make.dialogs = dialogs
+    make.password = PASSWORD
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def open_workspace(context, video):
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.errors = errors
+    page.goto(f"/annotate/videos/{video.pk}/")
+    page.wait_for_selector("#workspace[data-ready=true]", timeout=15_000)
+    return page
+
+
+def wait_idle(page):
+    """Until the player shows a settled frame and the page is not saving."""
+    page.wait_for_function(
+        "() => document.querySelector('[data-role=video]').dataset.state === 'idle'"
+    )
+
+
+def shown_frame_number(page) -> int:
+    """The burned-in number of the picture the <video> element shows now, read from its pixels."""
+    from media.synth import READ_SIZE, read_barcodes
+
+    width, height = READ_SIZE
+    grey = page.evaluate(
+        """([w, h]) => {
+            const video = document.querySelector('[data-role=video]');
+            const canvas = document.createElement('canvas');
+            canvas.width = w; canvas.height = h;
+            const ctx = canvas.getContext('2d', { willReadFrequently: true });
+            ctx.drawImage(video, 0, 0, w, h);
+            const rgba = ctx.getImageData(0, 0, w, h).data;
+            const out = new Array(w * h);
+            for (let i = 0; i < w * h; i++) {
+                out[i] = Math.round(0.299 * rgba[4*i] + 0.587 * rgba[4*i+1] + 0.114 * rgba[4*i+2]);
+            }
+            return out;
+        }""",
+        [width, height],
+    )
+    frames = np.array(grey, dtype=np.uint8).reshape(1, height, width)
+    return read_barcodes(frames)[0]
+
+
+@pytest.fixture(scope="session")
+def synth_files(tmp_path_factory):
+    """Two short frame-numbered videos, one constant and one variable frame rate."""
+    from media.synth import synth_video
+
+    folder = tmp_path_factory.mktemp("synth")
+    return {
+        "cfr": synth_video(folder / "cfr.mp4", seconds=6, fps=30, size=(320, 180)),
+        "vfr": synth_video(folder / "vfr.mp4", seconds=6, fps=30, size=(320, 180), vfr=True),
+    }
+
+
+@pytest.fixture
+def import_video(scene, synth_files, admin_user):
+    """import_video("cfr"|"vfr", assign_to=user) -> a SourceVideo imported from a real file."""
+    from annotation.models import VideoAssignment
+    from media.services import video_import
+
+    def make(kind: str, *, assign_to=None):
+        video = video_import(
+            path=synth_files[kind].path, scene=scene, title=f"{kind}.mp4", user=admin_user
+        )
+        if assign_to is not None:
+            VideoAssignment.objects.create(video=video, annotator=assign_to)
+        return video
+
+    return make
