@@ -31,8 +31,16 @@ class StepRevisionInline(admin.TabularInline):
 class MicroStepAdmin(admin.ModelAdmin):
     """Read-only here: edits go through the workspace so every change gets a revision."""
 
-    list_display = ("video", "position", "start_us", "cutoff_us", "outcome_us", "end_us",
-                    "status", "version")
+    list_display = (
+        "video",
+        "position",
+        "start_us",
+        "cutoff_us",
+        "outcome_us",
+        "end_us",
+        "status",
+        "version",
+    )
     list_filter = ("status", "video__scene")
     search_fields = ("uid", "local_intent", "procedural_intent", "next_step")
     inlines = [StepRevisionInline]
