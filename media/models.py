@@ -167,3 +167,153 @@ class SourceVideo(models.Model):
 
     def set_keyframe_times_us(self, times_us) -> None:
         self.keyframe_times = encode_frame_times(times_us)
+
+
+class RenderedMedia(models.Model):
+    """One rendered medium: a clip or a frame set, keyed by the SHA-256 of everything that
+    determines its bytes (source, frames, order, profile, renderer version).
+
+    Status moves pending → rendering → ready (or failed). Only a verified output is ever ready;
+    a worker that dies mid-render leaves the row in ``rendering`` and the next run redoes it.
+    """
+
+    class Kind(models.TextChoices):
+        CLIP = "clip", "Clip (MP4)"
+        FRAMES = "frames", "Frame set (PNG)"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RENDERING = "rendering", "Rendering"
+        READY = "ready", "Ready"
+        FAILED = "failed", "Failed"
+
+    key = models.CharField(max_length=64, unique=True)
+    video = models.ForeignKey(SourceVideo, on_delete=models.PROTECT, related_name="renders")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    profile = models.CharField(max_length=40)
+    spec = models.JSONField(help_text="Everything the renderer needs; the key is its hash")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    path = models.CharField(
+        max_length=255, blank=True, help_text="Storage name of the clip or frame-set folder"
+    )
+    mime_type = models.CharField(max_length=50, blank=True)
+    size_bytes = models.BigIntegerField(null=True, blank=True)
+    frame_count = models.PositiveIntegerField(null=True, blank=True)
+    source_times_us = models.JSONField(
+        default=list, blank=True, help_text="Source time of every output frame, output order"
+    )
+    output_times_us = models.JSONField(
+        default=list, blank=True, help_text="Presentation time of every clip frame in the clip"
+    )
+    duration_us = models.BigIntegerField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    ready_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=["clip", "frames"]), name="rendered_kind_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["pending", "rendering", "ready", "failed"]),
+                name="rendered_status_valid",
+            ),
+            models.CheckConstraint(condition=Exact(Length("key"), 64), name="rendered_key_length"),
+            # Ready means verified: a file, its size and its frame count are known.
+            models.CheckConstraint(
+                condition=~Q(status="ready")
+                | Q(path__gt="", size_bytes__gt=0, frame_count__gt=0, ready_at__isnull=False),
+                name="rendered_ready_is_complete",
+            ),
+        ]
+        indexes = [
+            # Re-run and progress queries: WHERE status IN (...) ORDER BY id
+            models.Index(fields=["status", "id"], name="rendered_status_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.key[:12]} ({self.status})"
+
+
+class RenderBatch(models.Model):
+    """A set of (subject, condition, profile) renders started together, with progress."""
+
+    label = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.label or f"Render batch {self.pk}"
+
+
+class RenderBatchItem(models.Model):
+    """One requested medium of a batch. ``subject`` is the caller's reference (for example a
+    step's uid); media knows nothing more about it. ``error`` says why a window could not be
+    built; a render failure is on the medium."""
+
+    batch = models.ForeignKey(RenderBatch, on_delete=models.CASCADE, related_name="items")
+    subject = models.CharField(max_length=200)
+    condition = models.CharField(max_length=40)
+    profile = models.CharField(max_length=40)
+    media = models.ForeignKey(
+        RenderedMedia, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    note = models.CharField(max_length=200, blank=True, help_text="Window fallback, if any")
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["batch_id", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["batch", "subject", "condition", "profile"], name="batch_item_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(media__isnull=False) | ~Q(error=""), name="batch_item_media_or_error"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject} / {self.condition} / {self.profile}"
+
+
+class MediaGrant(models.Model):
+    """Permission for one user to fetch one medium until a time, behind an opaque token.
+
+    Only the SHA-256 of the token is stored, so the database never holds a usable URL. The caller
+    that mints a grant has already decided that the user may see the item (media cannot know).
+    """
+
+    token_hash = models.CharField(max_length=64, unique=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    media = models.ForeignKey(
+        RenderedMedia, null=True, blank=True, on_delete=models.CASCADE, related_name="grants"
+    )
+    source = models.ForeignKey(
+        SourceVideo, null=True, blank=True, on_delete=models.CASCADE, related_name="grants"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(media__isnull=False, source__isnull=True)
+                | Q(media__isnull=True, source__isnull=False),
+                name="grant_exactly_one_target",
+            ),
+            models.CheckConstraint(
+                condition=Exact(Length("token_hash"), 64), name="grant_token_hash_length"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"grant {self.pk} for user {self.user_id}"

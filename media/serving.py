@@ -1,12 +1,10 @@
-"""Sending stored media files to a browser: HTTP Range (so the player can seek), nosniff, and
-the production hand-off to the front web server.
+"""HTTP responses for media files: byte ranges (206) so players can seek, strict headers, and the
+hand-off to the web server in production.
 
-Callers check access first (selectors / tokens); this module only sends bytes.
-
-Production: with MEDIA_SENDFILE=nginx the response carries ``X-Accel-Redirect:
-<MEDIA_SENDFILE_PREFIX><path relative to MEDIA_ROOT>`` and no body, and nginx serves the file
-from an ``internal`` location (Range included); with MEDIA_SENDFILE=apache it carries
-``X-Sendfile: <absolute path>`` for mod_xsendfile. docs/media.md shows the server snippets.
+Production: set ``MEDIA_SENDFILE`` to ``x-accel-redirect`` (nginx; ``MEDIA_ACCEL_PREFIX`` names an
+``internal`` location aliased to MEDIA_ROOT) or ``x-sendfile`` (Apache mod_xsendfile, lighttpd).
+Django still does every access check and sets the headers; the web server only streams the bytes
+and answers Range itself. See docs/media.md.
 """
 
 from __future__ import annotations
@@ -15,86 +13,77 @@ import re
 from pathlib import Path
 
 from django.conf import settings
-from django.http import FileResponse, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 
-_RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
-_CHUNK = 256 * 1024
+CHUNK_BYTES = 256 * 1024
+_RANGE_RE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
 
-def _iter_range(path: Path, start: int, length: int):
-    with path.open("rb") as fh:
-        fh.seek(start)
-        remaining = length
-        while remaining > 0:
-            chunk = fh.read(min(_CHUNK, remaining))
+def _security_headers(response: HttpResponse, *, content_type: str, max_age: int) -> None:
+    response["Content-Type"] = content_type
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Content-Disposition"] = "inline"
+    response["Cache-Control"] = f"private, max-age={max(0, max_age)}"
+    response["Referrer-Policy"] = "no-referrer"
+    response["Accept-Ranges"] = "bytes"
+
+
+def _read(path: Path, start: int, length: int):
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        while length > 0:
+            chunk = handle.read(min(CHUNK_BYTES, length))
             if not chunk:
                 break
-            remaining -= len(chunk)
+            length -= len(chunk)
             yield chunk
 
 
-def parse_range(header: str, size: int) -> tuple[int, int] | None:
-    """The inclusive byte range a single-range ``Range`` header asks for, or None if unusable.
-
-    Raises ValueError when the range is syntactically valid but unsatisfiable (416).
-    """
-    match = _RANGE.match(header.strip())
-    if not match:
-        return None  # multi-range or malformed: answer with the whole file, as RFC 9110 allows
-    first, last = match.groups()
-    if first == "" and last == "":
+def parse_range(header: str, size: int) -> tuple[int, int] | str | None:
+    """(first, last) byte of a single satisfiable range; None to send everything (no header,
+    or one we do not serve partially such as several ranges); "unsatisfiable" for 416."""
+    match = _RANGE_RE.match(header.strip()) if header else None
+    if not match or (not match[1] and not match[2]):
         return None
-    if first == "":
-        suffix = int(last)
-        if suffix == 0:
-            raise ValueError("empty suffix range")
-        return max(size - suffix, 0), size - 1
-    start = int(first)
-    end = size - 1 if last == "" else min(int(last), size - 1)
-    if start >= size or end < start:
-        raise ValueError("range starts past the end")
-    return start, end
+    if not match[1]:  # suffix: the last N bytes
+        length = int(match[2])
+        if length == 0:
+            return "unsatisfiable"
+        return max(0, size - length), size - 1
+    first = int(match[1])
+    last = int(match[2]) if match[2] else size - 1
+    if first >= size or last < first:
+        return "unsatisfiable"
+    return first, min(last, size - 1)
 
 
 def file_response(
-    request: HttpRequest, path: Path, *, content_type: str, filename: str | None = None
+    request, *, path: Path, storage_name: str, content_type: str, max_age: int
 ) -> HttpResponse:
-    """A 200 or 206 response for ``path`` (which must lie under MEDIA_ROOT)."""
-    path = Path(path)
-    size = path.stat().st_size
-    mode = getattr(settings, "MEDIA_SENDFILE", "none")
-    if mode == "nginx":
-        response = HttpResponse(content_type=content_type)
-        relative = path.resolve().relative_to(Path(settings.MEDIA_ROOT).resolve())
-        response["X-Accel-Redirect"] = f"{settings.MEDIA_SENDFILE_PREFIX}{relative.as_posix()}"
-    elif mode == "apache":
-        response = HttpResponse(content_type=content_type)
-        response["X-Sendfile"] = str(path.resolve())
-    else:
-        header = request.headers.get("Range")
-        byte_range = None
-        if header:
-            try:
-                byte_range = parse_range(header, size)
-            except ValueError:
-                response = HttpResponse(status=416)
-                response["Content-Range"] = f"bytes */{size}"
-                response["X-Content-Type-Options"] = "nosniff"
-                return response
-        if byte_range is None:
-            response = FileResponse(path.open("rb"), content_type=content_type)
-            response["Content-Length"] = str(size)
+    mode = getattr(settings, "MEDIA_SENDFILE", "")
+    if mode in ("x-accel-redirect", "x-sendfile"):
+        response = HttpResponse()
+        _security_headers(response, content_type=content_type, max_age=max_age)
+        if mode == "x-accel-redirect":
+            prefix = getattr(settings, "MEDIA_ACCEL_PREFIX", "/protected-media/")
+            response["X-Accel-Redirect"] = prefix.rstrip("/") + "/" + storage_name
         else:
-            start, end = byte_range
-            length = end - start + 1
-            response = StreamingHttpResponse(
-                _iter_range(path, start, length), status=206, content_type=content_type
-            )
-            response["Content-Range"] = f"bytes {start}-{end}/{size}"
-            response["Content-Length"] = str(length)
-    response["Accept-Ranges"] = "bytes"
-    response["X-Content-Type-Options"] = "nosniff"
-    response["Cache-Control"] = "private, max-age=300"
-    if filename:
-        response["Content-Disposition"] = f'inline; filename="{filename}"'
+            response["X-Sendfile"] = str(path)
+        return response
+
+    size = path.stat().st_size
+    wanted = parse_range(request.headers.get("Range", ""), size)
+    if wanted == "unsatisfiable":
+        response = HttpResponse(status=416)
+        _security_headers(response, content_type=content_type, max_age=0)
+        response["Content-Range"] = f"bytes */{size}"
+        return response
+    first, last = wanted if wanted else (0, size - 1)
+    length = last - first + 1 if size else 0
+    body = _read(path, first, length) if request.method != "HEAD" else iter(())
+    response = StreamingHttpResponse(body, status=206 if wanted else 200)
+    _security_headers(response, content_type=content_type, max_age=max_age)
+    response["Content-Length"] = str(length)
+    if wanted:
+        response["Content-Range"] = f"bytes {first}-{last}/{size}"
     return response

@@ -23,7 +23,7 @@ def test_cfr_probe_values_and_exact_frame_index(cfr_video):
     assert probe.is_vfr is False
     assert probe.has_audio is False
     assert probe.frame_times_us == cfr_video.frame_times_us
-    assert probe.duration_us == 4_000_000
+    assert probe.duration_us == 6_000_000
     assert probe.origin_us == 0
     assert probe.keyframe_times_us == tuple(cfr_video.frame_times_us[::30])
 
@@ -44,7 +44,7 @@ def test_rotated_source_reports_rotation_and_reads_upright(rotated_video):
     assert probe.fps == Fraction(25)
     assert probe.frame_times_us == rotated_video.frame_times_us
     # The barcode only reads when the picture is upright, so this proves the display matrix.
-    assert read_frame_numbers(rotated_video.path) == list(range(75))
+    assert read_frame_numbers(rotated_video.path) == list(range(150))
 
 
 def test_audio_is_detected(audio_video):

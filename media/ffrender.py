@@ -1,0 +1,311 @@
+"""Frame-exact rendering with ffmpeg, and the checks every output passes before it is used.
+
+How a window becomes exactly its frames (and why the usual ``-ss A -t D`` does not):
+``-t`` converts a duration to a frame count by rounding timestamps, and is off by one frame on
+about half of all clips. Here the frame-time index already says which source frames a window
+holds, so ffmpeg is told *which frames*, not *how long*:
+
+1. seek (``-ss``, ``-noaccurate_seek``) to the last keyframe at or before the first wanted frame,
+   on the file's own timeline (``-copyts -start_at_zero``, the same timeline the probe indexed);
+2. ``select`` passes only frames whose time lies between the midpoints around each wanted run of
+   frames — midpoints are half a frame interval away from any frame, so a microsecond of rounding
+   can never let a neighbour in or keep a wanted frame out;
+3. ``-frames:v N`` stops decoding as soon as the N wanted frames are out;
+4. ``settb=1/1000000`` + ``setpts`` rebase the clip to 0 and remove the gaps between runs
+   (Previous-step), in integer microseconds, so VFR timing is kept exactly.
+
+One ffmpeg process can write several outputs from one decode (a clip and its 16-frame set): the
+decoded frames are ``split`` and each branch selects its own frames. Rotation is applied by
+ffmpeg's autorotate before our filters, so outputs are upright and carry no display matrix.
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import struct
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from media.ffmpeg import FFmpegError, file_url, input_args, run_ffmpeg
+from media.probe import MediaRejected, probe_file
+from media.timebase import US_PER_SECOND
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+class RenderVerificationError(RuntimeError):
+    """A rendered output is not what its spec says; it must not be marked ready."""
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """What the renderer needs to know about a source file."""
+
+    path: Path
+    demuxer: str
+    origin_us: int
+    frame_times_us: np.ndarray
+    keyframe_times_us: np.ndarray
+    width: int  # as displayed
+    height: int
+    has_audio: bool
+
+
+@dataclass(frozen=True)
+class ClipOutput:
+    path: Path
+    indices: tuple[int, ...]  # source frames, time order, each once
+    run_starts: tuple[int, ...]  # positions in ``indices`` where a new segment begins
+    size: tuple[int, int]
+    crf: int = 20
+    preset: str = "veryfast"
+    audio: bool = False
+    min_duration_us: int = 0  # stretch the timeline (never the frames) to at least this
+    intra_qp: int | None = None  # fixed-QP all-intra H.264 instead of CRF with a GOP
+
+
+@dataclass(frozen=True)
+class FramesOutput:
+    directory: Path
+    indices: tuple[int, ...]  # source frames in presentation order; may repeat
+    size: tuple[int, int]
+
+
+def output_size(width: int, height: int, max_short_side: int) -> tuple[int, int]:
+    """Display size scaled down (never up) so the short side is at most the cap; even numbers."""
+    short = min(width, height)
+    scale = Fraction(min(max_short_side, short), short)
+
+    def even(x: Fraction) -> int:
+        return max(2, round(x / 2) * 2)
+
+    return even(width * scale), even(height * scale)
+
+
+# --- timing -------------------------------------------------------------------------------------
+
+
+def _frame_duration_us(times: np.ndarray, index: int) -> int:
+    if index + 1 < len(times):
+        return int(times[index + 1] - times[index])
+    return int(times[-1] - times[-2]) if len(times) > 1 else 33_333
+
+
+def clip_output_times(times: np.ndarray, clip: ClipOutput) -> tuple[list[int], int, Fraction]:
+    """Output presentation time of every clip frame, the clip's duration and the stretch factor.
+
+    Runs after the first continue right after the previous run's last frame has been shown for
+    its source duration: the gap between segments is removed, nothing else moves.
+    """
+    out, offset = [], 0
+    run_starts = set(clip.run_starts)
+    first = int(times[clip.indices[0]])
+    for pos, index in enumerate(clip.indices):
+        t = int(times[index])
+        if pos and pos in run_starts:
+            prev = clip.indices[pos - 1]
+            shown_until = out[-1] + _frame_duration_us(times, prev)
+            offset = t - first - shown_until
+        out.append(t - first - offset)
+    duration = out[-1] + _frame_duration_us(times, clip.indices[-1])
+    factor = Fraction(1)
+    if clip.min_duration_us and duration < clip.min_duration_us:
+        factor = Fraction(clip.min_duration_us, duration)
+    stretched = [int(t * factor) for t in out]  # truncation, like setpts
+    return stretched, int(duration * factor), factor
+
+
+def _runs(indices: tuple[int, ...]) -> list[tuple[int, int]]:
+    """Consecutive source frame indices grouped into (first, last) runs."""
+    runs, start = [], indices[0]
+    for a, b in itertools.pairwise(indices):
+        if b != a + 1:
+            runs.append((start, a))
+            start = b
+    runs.append((start, indices[-1]))
+    return runs
+
+
+def _select_expr(src: SourceRef, indices) -> str:
+    """An ffmpeg ``select`` expression passing exactly these source frames."""
+    times = src.frame_times_us
+    terms = []
+    for first, last in _runs(tuple(sorted(set(indices)))):
+        lo = times[first] - (times[first] - times[first - 1]) / 2 if first else times[first] - 500
+        hi = (
+            times[last] + (times[last + 1] - times[last]) / 2
+            if last + 1 < len(times)
+            else (times[last] + 500)
+        )
+        terms.append(
+            f"between(t\\,{(src.origin_us + lo) / US_PER_SECOND:.7f}"
+            f"\\,{(src.origin_us + hi) / US_PER_SECOND:.7f})"
+        )
+    return "+".join(terms)
+
+
+def _seek_seconds(src: SourceRef, first_index: int) -> float | None:
+    t = int(src.frame_times_us[first_index])
+    keys = src.keyframe_times_us
+    k = int(np.searchsorted(keys, t, side="right")) - 1
+    if k <= 0:
+        return None  # the first keyframe: no seek needed
+    return (src.origin_us + int(keys[k])) / US_PER_SECOND
+
+
+def _setpts_expr(times: np.ndarray, clip: ClipOutput, factor: Fraction) -> str:
+    """Integer-microsecond rebase to 0 with the gaps between runs removed."""
+    out, _, _ = clip_output_times(times, replace(clip, min_duration_us=0))
+    base = "PTS-STARTPTS"
+    shifts = []
+    first = int(times[clip.indices[0]])
+    for pos in clip.run_starts[1:]:
+        rel = int(times[clip.indices[pos]]) - first
+        gap = rel - out[pos] - sum(g for _, g in shifts)
+        midpoint = rel - (rel - (int(times[clip.indices[pos - 1]]) - first)) // 2
+        shifts.append((midpoint, gap))
+    expr = base + "".join(f"-gt({base}\\,{m})*{g}" for m, g in shifts)
+    if factor != 1:
+        expr = f"({expr})*{factor.numerator}/{factor.denominator}"
+    return expr
+
+
+# --- rendering ------------------------------------------------------------------------------------
+
+
+def render(src: SourceRef, outputs: list[ClipOutput | FramesOutput], *, seek: bool = True) -> None:
+    """Write every output in one ffmpeg run (one decode of the union of their frames)."""
+    if not outputs:
+        return
+    wanted = sorted({i for o in outputs for i in o.indices})
+    seek_to = _seek_seconds(src, wanted[0]) if seek else None
+    branches = len(outputs)
+    graph = [f"[0:v]select={_select_expr(src, wanted)}"]
+    graph[0] += (
+        f",split={branches}" + "".join(f"[s{k}]" for k in range(branches))
+        if (branches > 1)
+        else "[s0]"
+    )
+    out_args: list[str] = []
+    for k, output in enumerate(outputs):
+        w, h = output.size
+        if isinstance(output, ClipOutput):
+            _, _, factor = clip_output_times(src.frame_times_us, output)
+            select = f"select={_select_expr(src, output.indices)}," if len(outputs) > 1 else ""
+            graph.append(
+                f"[s{k}]{select}settb=1/1000000,"
+                f"setpts={_setpts_expr(src.frame_times_us, output, factor)},"
+                f"scale={w}:{h}:flags=bicubic,format=yuv420p[o{k}]"
+            )
+            out_args += ["-map", f"[o{k}]", "-frames:v", str(len(output.indices)),
+                         "-fps_mode", "passthrough", "-enc_time_base:v", "1/1000000",
+                         "-c:v", "libx264", "-preset", output.preset,
+                         "-pix_fmt", "yuv420p"]  # fmt: skip
+            if output.intra_qp is not None:
+                out_args += ["-qp", str(output.intra_qp), "-g", "1", "-bf", "0",
+                             "-x264-params", "keyint=1"]  # fmt: skip
+            else:
+                out_args += ["-crf", str(output.crf)]
+            # A stretched timeline has no honest sound track, so stretched clips are silent.
+            if output.audio and src.has_audio and factor == 1:
+                out_args += ["-map", "0:a:0", "-af", _audio_filter(src, output),
+                             "-c:a", "aac", "-b:a", "96k"]  # fmt: skip
+            else:
+                out_args += ["-an"]
+            out_args += ["-sn", "-dn", "-map_metadata", "-1", "-movflags", "+faststart",
+                         "-video_track_timescale", "1000000", "-f", "mp4", "-y",
+                         file_url(output.path)]  # fmt: skip
+        else:
+            unique = sorted(set(output.indices))
+            select = f"select={_select_expr(src, unique)}," if len(outputs) > 1 else ""
+            graph.append(f"[s{k}]{select}scale={w}:{h}:flags=bicubic,format=rgb24[o{k}]")
+            output.directory.mkdir(parents=True, exist_ok=True)
+            out_args += ["-map", f"[o{k}]", "-frames:v", str(len(unique)),
+                         "-fps_mode", "passthrough", "-c:v", "png", "-f", "image2",
+                         "-start_number", "0", "-y",
+                         file_url(output.directory / "u%03d.png")]  # fmt: skip
+    args = ["-copyts", "-start_at_zero", *input_args(src.path, demuxer=src.demuxer,
+                                                       seek_seconds=seek_to)]  # fmt: skip
+    if seek_to is not None:
+        args.insert(args.index("-ss"), "-noaccurate_seek")
+    run_ffmpeg([*args, "-filter_complex", ";".join(graph), *out_args], loglevel="error")
+    for output in outputs:
+        if isinstance(output, FramesOutput):
+            _arrange_frames(output)
+
+
+def _audio_filter(src: SourceRef, clip: ClipOutput) -> str:
+    times = src.frame_times_us
+    terms = []
+    starts = [*clip.run_starts, len(clip.indices)]
+    for a, b in itertools.pairwise(starts):
+        first, last = clip.indices[a], clip.indices[b - 1]
+        lo = (src.origin_us + int(times[first])) / US_PER_SECOND
+        hi = (src.origin_us + int(times[last]) + _frame_duration_us(times, last)) / US_PER_SECOND
+        terms.append(f"between(t\\,{lo:.6f}\\,{hi:.6f})")
+    return f"aselect={'+'.join(terms)},asetpts=N/SR/TB"
+
+
+def _arrange_frames(output: FramesOutput) -> None:
+    """Name the frames by position (00.png …) in presentation order; repeats are copies."""
+    unique = sorted(set(output.indices))
+    files = {index: output.directory / f"u{n:03d}.png" for n, index in enumerate(unique)}
+    for position, index in enumerate(output.indices):
+        shutil.copyfile(files[index], output.directory / f"{position:02d}.png")
+    for path in files.values():
+        path.unlink()
+
+
+# --- verification ---------------------------------------------------------------------------------
+
+
+def verify_clip(clip: ClipOutput, times: np.ndarray) -> dict:
+    """Probe the written clip: frame count, every frame time, size. Returns what was found."""
+    expected, duration, _ = clip_output_times(times, clip)
+    try:
+        probe = probe_file(clip.path)
+    except (MediaRejected, FFmpegError) as exc:
+        raise RenderVerificationError(f"the rendered clip does not decode: {exc}") from None
+    got = list(probe.frame_times_us)
+    if len(got) != len(expected):
+        raise RenderVerificationError(
+            f"the clip holds {len(got)} frames, its window {len(expected)}"
+        )
+    worst = max(abs(a - b) for a, b in zip(got, expected, strict=True))
+    if worst > 2:
+        raise RenderVerificationError(
+            f"clip frame times differ from the source by up to {worst} µs"
+        )
+    if (probe.width, probe.height) != clip.size or probe.rotation:
+        raise RenderVerificationError(
+            f"the clip is {probe.width}x{probe.height} rotated {probe.rotation}, "
+            f"expected {clip.size[0]}x{clip.size[1]} upright"
+        )
+    return {"frame_count": len(got), "output_times_us": got, "duration_us": duration,
+            "mime_type": probe.mime_type}  # fmt: skip
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    with open(path, "rb") as handle:
+        head = handle.read(24)
+        handle.seek(-12, 2)
+        tail = handle.read(12)
+    if head[:8] != PNG_SIGNATURE or head[12:16] != b"IHDR" or tail[4:8] != b"IEND":
+        raise RenderVerificationError(f"{path.name} is not a complete PNG")
+    return struct.unpack(">II", head[16:24])
+
+
+def verify_frames(output: FramesOutput) -> dict:
+    files = sorted(output.directory.glob("*.png"))
+    if len(files) != len(output.indices):
+        raise RenderVerificationError(
+            f"the frame set holds {len(files)} images, expected {len(output.indices)}"
+        )
+    for path in files:
+        if _png_size(path) != output.size:
+            raise RenderVerificationError(f"{path.name} is not {output.size[0]}x{output.size[1]}")
+    return {"frame_count": len(files), "mime_type": "image/png"}

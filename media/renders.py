@@ -1,0 +1,484 @@
+"""Services for rendered media: request, render (claim → ffmpeg → verify → rename → ready),
+batches with progress, re-runs.
+
+Idempotence: a medium's key is the SHA-256 of its spec (source bytes, exact source frames, order,
+profile, renderer version), so asking twice for the same thing returns the same row and renders
+nothing new. A render writes to a temporary name, verifies it, and only then links it to its final,
+content-addressed name and marks the row ready; a worker killed at any point leaves no ready row,
+and the next run either finds the verified final file (and only records it) or renders again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+import shutil
+import socket
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from functools import partial
+from pathlib import Path
+
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.db.models import Count, F, Q
+
+from media.ffmpeg import FFmpegError
+from media.ffrender import (
+    ClipOutput,
+    FramesOutput,
+    RenderVerificationError,
+    SourceRef,
+    output_size,
+    render,
+    verify_clip,
+    verify_frames,
+)
+from media.models import RenderBatch, RenderBatchItem, RenderedMedia, SourceVideo
+from media.probe import MediaRejected
+from media.windows import (
+    FRAME_BUDGET,
+    StepTimes,
+    Window,
+    WindowUnavailable,
+    condition_window,
+    frame_set,
+    window_frames,
+)
+from studio import services as studio_services
+
+RENDERER_VERSION = 1
+# Clips above this size are sent as fixed-QP all-intra H.264 (paper, appendix F.1: "15 MB").
+TRANSMISSION_MAX_BYTES = 15 * 1024 * 1024
+STRETCH_MIN_DURATION_US = 2_100_000
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    kind: str  # "clip" or "frames"
+    max_short_side: int = 720
+    crf: int = 20
+    preset: str = "veryfast"
+    audio: bool = False
+    min_duration_us: int = 0
+    intra_qp: int | None = None
+    frame_count: int = FRAME_BUDGET
+
+
+PROFILES = {
+    p.name: p
+    for p in (
+        Profile("clip", "clip"),
+        Profile("clip_audio", "clip", audio=True),
+        Profile("clip_min2100", "clip", min_duration_us=STRETCH_MIN_DURATION_US),
+        Profile("clip_intra", "clip", intra_qp=20),
+        Profile("frames16", "frames"),
+    )
+}
+
+
+class ProfileMismatch(ValueError):
+    pass
+
+
+def transmission_profile(*, sizes_bytes: Iterable[int]) -> str:
+    """The clip profile for a set of *paired* conditions: one rule for all of them, so a pair is
+    never compared across two encodings."""
+    return "clip_intra" if any(s > TRANSMISSION_MAX_BYTES for s in sizes_bytes) else "clip"
+
+
+def _profile(name: str) -> Profile:
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise ProfileMismatch(
+            f"unknown render profile {name!r}; known: {sorted(PROFILES)}"
+        ) from None
+
+
+# --- specs and keys ---------------------------------------------------------------------------
+
+
+def media_spec(*, video: SourceVideo, window: Window, profile: str, seed: int | str = 0) -> dict:
+    """Everything that determines the output bytes; its hash is the medium's key."""
+    prof = _profile(profile)
+    times = video.frame_times_us()
+    size = output_size(*video.display_size, prof.max_short_side)
+    spec = {
+        "renderer": RENDERER_VERSION,
+        "source_sha256": video.sha256,
+        "kind": prof.kind,
+        "profile": asdict(prof),
+        "size": list(size),
+    }
+    if prof.kind == "clip":
+        if window.order != "chronological":
+            raise ProfileMismatch(
+                f"{window.condition} is a frame set; render it with a frames profile"
+            )
+        selection = window_frames(times, window)
+        spec |= {
+            "frames": list(selection.indices),
+            "run_starts": list(selection.segment_starts),
+            "boundary_fallback": selection.boundary_fallback,
+        }
+    else:
+        indices, permutation, fallback = frame_set(times, window, count=prof.frame_count, seed=seed)
+        spec |= {
+            "frames": list(indices),
+            "order": window.order,
+            "permutation": list(permutation) if permutation else None,
+            "seed": seed if permutation else None,
+            "boundary_fallback": fallback,
+        }
+    return spec
+
+
+def spec_key(spec: dict) -> str:
+    canonical = json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def media_for_window(
+    *, video: SourceVideo, window: Window, profile: str = "clip", seed: int | str = 0,
+    enqueue: bool = True,
+) -> RenderedMedia:  # fmt: skip
+    """The medium for ``window`` under ``profile`` (created if new); rendering is queued after
+    the surrounding transaction commits unless the medium is ready or already queued."""
+    spec = media_spec(video=video, window=window, profile=profile, seed=seed)
+    media, created = RenderedMedia.objects.get_or_create(
+        key=spec_key(spec),
+        defaults={"video": video, "kind": spec["kind"], "profile": profile, "spec": spec},
+    )
+    if enqueue and (created or media.status == RenderedMedia.Status.FAILED):
+        media_enqueue(media_ids=[media.pk])
+    return media
+
+
+def media_request(
+    *,
+    video: SourceVideo,
+    condition: str,
+    step: StepTimes,
+    previous: StepTimes | None = None,
+    following: StepTimes | None = None,
+    profile: str = "clip",
+    seed: int | str = 0,
+) -> RenderedMedia:
+    """The medium of ``condition`` for a step (plain times) of ``video``; see media.windows."""
+    window = condition_window(condition, step=step, previous=previous, following=following)
+    return media_for_window(video=video, window=window, profile=profile, seed=seed)
+
+
+def media_enqueue(*, media_ids: Iterable[int]) -> None:
+    from media.tasks import render_medium
+
+    for media_id in media_ids:
+        transaction.on_commit(partial(render_medium.delay, media_id))
+
+
+def media_rerun(*, media_ids: Iterable[int] | None = None) -> int:
+    """Queue every medium that is not ready (all of them, or those listed); returns how many.
+
+    This is how the work of a killed worker is picked up: its row is still ``rendering``."""
+    qs = RenderedMedia.objects.exclude(status=RenderedMedia.Status.READY)
+    if media_ids is not None:
+        qs = qs.filter(pk__in=list(media_ids))
+    ids = list(qs.values_list("pk", flat=True))
+    media_enqueue(media_ids=ids)
+    return len(ids)
+
+
+# --- rendering ------------------------------------------------------------------------------------
+
+
+def _final_name(media: RenderedMedia) -> str:
+    suffix = ".mp4" if media.kind == RenderedMedia.Kind.CLIP else ""
+    return f"renders/{media.key[:2]}/{media.key}{suffix}"
+
+
+def _tmp_dir() -> Path:
+    path = Path(default_storage.path("renders/tmp"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_stale_temps(key: str) -> None:
+    """Temporary outputs of this key left by a dead render (same host, process gone) or older
+    than any render may last."""
+    from django.conf import settings
+
+    host = socket.gethostname()
+    horizon = time.time() - settings.FFMPEG_TIMEOUT_SECONDS - 60
+    for path in _tmp_dir().glob(f"{key}.*"):
+        parts = path.name.split(".")
+        dead_here = len(parts) >= 4 and parts[1] == host and not _pid_alive(int(parts[2]))
+        if dead_here or path.stat().st_mtime < horizon:
+            _remove(path)
+
+
+def _source_ref(video: SourceVideo) -> SourceRef:
+    width, height = video.display_size
+    return SourceRef(
+        path=Path(video.file.path),
+        demuxer=video.demuxer,
+        origin_us=video.origin_us,
+        frame_times_us=video.frame_times_us(),
+        keyframe_times_us=video.keyframe_times_us(),
+        width=width,
+        height=height,
+        has_audio=video.has_audio,
+    )
+
+
+def _output(media: RenderedMedia, target: Path) -> ClipOutput | FramesOutput:
+    spec = media.spec
+    size = tuple(spec["size"])
+    if media.kind == RenderedMedia.Kind.CLIP:
+        prof = spec["profile"]
+        return ClipOutput(
+            path=target,
+            indices=tuple(spec["frames"]),
+            run_starts=tuple(spec["run_starts"]),
+            size=size,
+            crf=prof["crf"],
+            preset=prof["preset"],
+            audio=prof["audio"],
+            min_duration_us=prof["min_duration_us"],
+            intra_qp=prof["intra_qp"],
+        )
+    return FramesOutput(directory=target, indices=tuple(spec["frames"]), size=size)
+
+
+def _verify(output, times) -> dict:
+    if isinstance(output, ClipOutput):
+        return verify_clip(output, times)
+    return verify_frames(output)
+
+
+def _size_of(path: Path) -> int:
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.iterdir())
+    return path.stat().st_size
+
+
+def _retarget(output, target: Path):
+    from dataclasses import replace
+
+    if isinstance(output, ClipOutput):
+        return replace(output, path=target)
+    return replace(output, directory=target)
+
+
+def media_render(*, media_id: int) -> RenderedMedia | None:
+    """Render one medium if it is not ready. Safe to run twice, concurrently or after a crash."""
+    media = RenderedMedia.objects.select_related("video").filter(pk=media_id).first()
+    if media is None or media.status == RenderedMedia.Status.READY:
+        return media
+    claimed = (
+        RenderedMedia.objects.filter(pk=media_id)
+        .exclude(status=RenderedMedia.Status.READY)
+        .update(
+            status=RenderedMedia.Status.RENDERING,
+            claimed_at=studio_services.now(),
+            attempts=F("attempts") + 1,
+            error="",
+        )
+    )
+    if claimed != 1:
+        return media
+    media.refresh_from_db()
+    src = _source_ref(media.video)
+    final_name = _final_name(media)
+    final = Path(default_storage.path(final_name))
+    final.parent.mkdir(parents=True, exist_ok=True)
+
+    try:
+        if final.exists():
+            # A previous run died after moving its verified output into place: record it.
+            found = _verify(_output(media, final), src.frame_times_us)
+        else:
+            _remove_stale_temps(media.key)
+            found = _render_to(media, src, final)
+    except (FFmpegError, RenderVerificationError, MediaRejected, OSError) as exc:
+        RenderedMedia.objects.filter(pk=media_id, status=RenderedMedia.Status.RENDERING).update(
+            status=RenderedMedia.Status.FAILED, error=str(exc)[-4000:]
+        )
+        media.refresh_from_db()
+        return media
+
+    times = src.frame_times_us
+    RenderedMedia.objects.filter(pk=media_id).exclude(status=RenderedMedia.Status.READY).update(
+        status=RenderedMedia.Status.READY,
+        path=final_name,
+        mime_type=found["mime_type"],
+        size_bytes=_size_of(final),
+        frame_count=found["frame_count"],
+        source_times_us=[int(times[i]) for i in media.spec["frames"]],
+        output_times_us=found.get("output_times_us", []),
+        duration_us=found.get("duration_us"),
+        ready_at=studio_services.now(),
+    )
+    media.refresh_from_db()
+    return media
+
+
+def _render_to(media: RenderedMedia, src: SourceRef, final: Path) -> dict:
+    token = secrets.token_hex(4)
+    suffix = ".mp4" if media.kind == RenderedMedia.Kind.CLIP else ".d"
+    tmp = _tmp_dir() / f"{media.key}.{socket.gethostname()}.{os.getpid()}.{token}{suffix}"
+    output = _output(media, tmp)
+    try:
+        try:
+            render(src, [output])
+            found = _verify(output, src.frame_times_us)
+        except RenderVerificationError:
+            # Seeking relies on the keyframe index; decoding from the start cannot miss a frame.
+            _remove(tmp)
+            render(src, [output], seek=False)
+            found = _verify(output, src.frame_times_us)
+        _publish(tmp, final)
+    finally:
+        _remove(tmp)
+    return found
+
+
+def _publish(tmp: Path, final: Path) -> None:
+    """Move a verified output to its final name, atomically and at most once."""
+    if tmp.is_dir():
+        try:
+            os.rename(tmp, final)  # fails if another run already published this key
+        except OSError:
+            if not final.exists():
+                raise
+    else:
+        with contextlib.suppress(FileExistsError):
+            os.link(tmp, final)  # never replaces an existing file
+
+
+# --- batches --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RenderJob:
+    """One step to render: the caller's reference, the video and plain times."""
+
+    subject: str
+    video_id: int
+    step: StepTimes
+    previous: StepTimes | None = None
+    following: StepTimes | None = None
+    seed: int | str = 0
+
+
+def batch_create(
+    *,
+    jobs: Iterable[RenderJob],
+    conditions: Iterable[str],
+    profiles: Iterable[str],
+    user=None,
+    label: str = "",
+) -> RenderBatch:
+    """Create a batch of jobs x conditions x profiles and queue what is not ready yet.
+
+    A combination that cannot be built (no following step, a clip profile for a frame-set
+    condition, an unknown video) becomes an item with its reason instead of stopping the batch.
+    """
+    conditions, profiles = list(conditions), list(profiles)
+    for name in profiles:
+        _profile(name)
+    to_queue: set[int] = set()
+    with transaction.atomic():
+        batch = RenderBatch.objects.create(
+            label=label[:200], created_by=user if user and user.is_authenticated else None
+        )
+        videos: dict[int, SourceVideo | None] = {}
+        items = []
+        for job in jobs:
+            if job.video_id not in videos:
+                videos[job.video_id] = SourceVideo.objects.filter(pk=job.video_id).first()
+            video = videos[job.video_id]
+            for condition in conditions:
+                for profile in profiles:
+                    item = RenderBatchItem(
+                        batch=batch, subject=job.subject[:200], condition=condition,
+                        profile=profile,
+                    )  # fmt: skip
+                    try:
+                        if video is None:
+                            raise WindowUnavailable(f"video {job.video_id} does not exist")
+                        window = condition_window(
+                            condition, step=job.step, previous=job.previous,
+                            following=job.following,
+                        )  # fmt: skip
+                        media = media_for_window(
+                            video=video, window=window, profile=profile, seed=job.seed,
+                            enqueue=False,
+                        )  # fmt: skip
+                    except (WindowUnavailable, ProfileMismatch, ValueError) as exc:
+                        item.error = str(exc)
+                    else:
+                        item.media = media
+                        item.note = window.note[:200]
+                        if media.status in (
+                            RenderedMedia.Status.PENDING,
+                            RenderedMedia.Status.FAILED,
+                        ):
+                            to_queue.add(media.pk)
+                    items.append(item)
+        RenderBatchItem.objects.bulk_create(items)
+        media_enqueue(media_ids=sorted(to_queue))
+    return batch
+
+
+def batch_progress(batch: RenderBatch) -> dict:
+    """Counts by state and every failure with its reason (item errors and render errors)."""
+    items = batch.items.select_related("media")
+    counts = items.aggregate(
+        total=Count("id"),
+        ready=Count("id", filter=Q(media__status=RenderedMedia.Status.READY)),
+        failed=Count("id", filter=Q(media__status=RenderedMedia.Status.FAILED) | ~Q(error="")),
+    )
+    failures = [
+        {
+            "subject": item.subject,
+            "condition": item.condition,
+            "profile": item.profile,
+            "reason": item.error or item.media.error,
+        }
+        for item in items.filter(Q(media__status=RenderedMedia.Status.FAILED) | ~Q(error=""))
+    ]
+    done = counts["ready"] + counts["failed"]
+    return {
+        **counts,
+        "done": done,
+        "finished": done == counts["total"],
+        "failures": failures,
+    }
+
+
+def batch_rerun(*, batch: RenderBatch) -> int:
+    ids = batch.items.exclude(media=None).values_list("media_id", flat=True)
+    return media_rerun(media_ids=set(ids))
