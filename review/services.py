@@ -12,7 +12,13 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotation.models import Release, ReleaseStep
-from annotation.releases import RECORD_FIELDS, BundleError, bundle_write, bundle_zip
+from annotation.releases import (
+    RECORD_FIELDS,
+    BundleError,
+    bundle_write,
+    bundle_zip,
+    release_records,
+)
 from review.models import Manifest, ManifestSample, SampleDesign
 from review.sampling import Candidate, Infeasible, parse_design, preview, select
 from studio.canonical import MAX_SAFE_INTEGER, RecordStream, build_manifest, canonical_bytes
@@ -235,3 +241,35 @@ def manifest_export(*, manifest: Manifest, path: Path, as_zip: bool = False) -> 
         )
         bundle_zip(directory=directory, target=path)
     return path
+
+
+def bundle_zip_file(*, release: Release | None = None, manifest: Manifest | None = None):
+    """The bundle of a release or manifest as an anonymous temporary .zip file, rewound.
+
+    Written as a stream to disk (flat memory); the file disappears when closed, which a
+    FileResponse does once it has been sent.
+    """
+    if (release is None) == (manifest is None):
+        raise ValueError("give a release or a manifest")
+    target = tempfile.TemporaryFile()  # noqa: SIM115 - the caller (a FileResponse) closes it
+    try:
+        with tempfile.TemporaryDirectory() as work:
+            directory = Path(work) / "bundle"
+            if release is not None:
+                bundle_write(
+                    path=directory,
+                    manifest=release.manifest,
+                    records=release_records(release=release),
+                )
+            else:
+                bundle_write(
+                    path=directory,
+                    manifest=manifest.manifest,
+                    records=manifest_records(manifest=manifest),
+                )
+            bundle_zip(directory=directory, target=target)
+    except BaseException:
+        target.close()
+        raise
+    target.seek(0)
+    return target

@@ -13,5 +13,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("m/", include("media.urls")),
     path("", include("annotation.urls")),
+    path("api/review/", include("review.urls")),
 ]

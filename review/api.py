@@ -1,0 +1,325 @@
+"""REST API for releases, sample designs and manifests. Admins only: collections answer 403 to
+everyone else, single objects 404 (review.selectors). Each view validates with an input
+serializer, calls one service and renders an output serializer."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import FileResponse
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.releases import release_correct, release_freeze
+from review.models import Kind, Method
+from review.selectors import (
+    design_for_or_404,
+    designs_for,
+    manifest_for_or_404,
+    manifests_for,
+    release_for_or_404,
+    releases_for,
+)
+from review.services import (
+    bundle_zip_file,
+    design_create,
+    design_preview,
+    design_update,
+    manifest_freeze,
+)
+from studio.roles import is_admin
+
+
+class IsAdminRole(BasePermission):
+    message = "Only admins can manage releases and manifests."
+
+    def has_permission(self, request, view) -> bool:
+        return is_admin(request.user)
+
+
+def _bad_request(exc: DjangoValidationError) -> Response:
+    detail = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
+    return Response(detail, status=status.HTTP_400_BAD_REQUEST)
+
+
+def _zip_response(file, name: str) -> FileResponse:
+    return FileResponse(
+        file, as_attachment=True, filename=f"{name}.zip", content_type="application/zip"
+    )
+
+
+# --- Releases ---------------------------------------------------------------------------------
+
+
+class ReleaseOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    parent = serializers.CharField(source="parent.name", allow_null=True, default=None)
+    note = serializers.CharField()
+    origin = serializers.CharField()
+    sample_count = serializers.IntegerField()
+    sample_list_sha256 = serializers.CharField()
+    manifest_sha256 = serializers.CharField()
+    records_sha256 = serializers.CharField()
+    frozen_at = serializers.DateTimeField()
+    download_url = serializers.SerializerMethodField()
+
+    def get_download_url(self, release) -> str:
+        return reverse("review:release-download", args=[release.pk])
+
+
+class ReleaseFreezeInput(serializers.Serializer):
+    name = serializers.CharField(max_length=80)
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+    allow_incomplete = serializers.BooleanField(required=False, default=False)
+    parent = serializers.IntegerField(
+        required=False, allow_null=True, default=None, help_text="Id of the release corrected"
+    )
+
+
+class ReleaseListApi(APIView):
+    permission_classes = [IsAuthenticated, IsAdminRole]
+
+    @extend_schema(responses=ReleaseOutput(many=True), summary="Frozen releases with their hashes")
+    def get(self, request: Request) -> Response:
+        return Response(ReleaseOutput(releases_for(request.user), many=True).data)
+
+    @extend_schema(
+        request=ReleaseFreezeInput,
+        responses={201: ReleaseOutput},
+        summary="Freeze every active step as a release (or a correction of a parent release)",
+    )
+    def post(self, request: Request) -> Response:
+        data = ReleaseFreezeInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        try:
+            if values["parent"] is not None:
+                parent = release_for_or_404(request.user, values["parent"])
+                release = release_correct(
+                    parent=parent, name=values["name"], author=request.user, note=values["note"]
+                )
+            else:
+                release = release_freeze(
+                    name=values["name"],
+                    author=request.user,
+                    note=values["note"],
+                    allow_incomplete=values["allow_incomplete"],
+                )
+        except DjangoValidationError as exc:
+            return _bad_request(exc)
+        return Response(ReleaseOutput(release).data, status=status.HTTP_201_CREATED)
+
+
+class ReleaseDetailApi(APIView):
+    @extend_schema(responses=ReleaseOutput, summary="One frozen release")
+    def get(self, request: Request, release_id: int) -> Response:
+        return Response(ReleaseOutput(release_for_or_404(request.user, release_id)).data)
+
+
+class ReleaseDownloadApi(APIView):
+    @extend_schema(
+        responses={(200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY)},
+        summary="The release bundle (.zip): manifest.json, samples.txt, annotations.jsonl, "
+        "steps.csv, SHA256SUMS",
+    )
+    def get(self, request: Request, release_id: int) -> FileResponse:
+        release = release_for_or_404(request.user, release_id)
+        return _zip_response(bundle_zip_file(release=release), release.name)
+
+
+# --- Sample designs ---------------------------------------------------------------------------
+
+
+class DesignOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    method = serializers.CharField()
+    release = serializers.IntegerField(source="release_id")
+    release_name = serializers.CharField(source="release.name")
+    seed = serializers.IntegerField()
+    params = serializers.JSONField()
+    updated_at = serializers.DateTimeField()
+
+
+class DesignInput(serializers.Serializer):
+    name = serializers.CharField(max_length=80)
+    kind = serializers.ChoiceField(choices=Kind.choices, default=Kind.AUDIT)
+    method = serializers.ChoiceField(choices=Method.choices)
+    release = serializers.IntegerField()
+    seed = serializers.IntegerField(min_value=0, max_value=2**53 - 1)
+    params = serializers.JSONField(help_text="Design parameters; see docs/manifests.md")
+
+
+class DesignListApi(APIView):
+    permission_classes = [IsAuthenticated, IsAdminRole]
+
+    @extend_schema(responses=DesignOutput(many=True), summary="Sample designs (drafts)")
+    def get(self, request: Request) -> Response:
+        return Response(DesignOutput(designs_for(request.user), many=True).data)
+
+    @extend_schema(request=DesignInput, responses={201: DesignOutput}, summary="Create a design")
+    def post(self, request: Request) -> Response:
+        data = DesignInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        values["release"] = release_for_or_404(request.user, values["release"])
+        try:
+            design = design_create(author=request.user, **values)
+        except DjangoValidationError as exc:
+            return _bad_request(exc)
+        return Response(DesignOutput(design).data, status=status.HTTP_201_CREATED)
+
+
+class DesignDetailApi(APIView):
+    @extend_schema(responses=DesignOutput, summary="One design")
+    def get(self, request: Request, design_id: int) -> Response:
+        return Response(DesignOutput(design_for_or_404(request.user, design_id)).data)
+
+    @extend_schema(
+        request=DesignInput(partial=True), responses=DesignOutput, summary="Change a design"
+    )
+    def patch(self, request: Request, design_id: int) -> Response:
+        design = design_for_or_404(request.user, design_id)
+        data = DesignInput(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        if "release" in values:
+            values["release"] = release_for_or_404(request.user, values["release"])
+        try:
+            design = design_update(design=design, values=values)
+        except DjangoValidationError as exc:
+            return _bad_request(exc)
+        return Response(DesignOutput(design).data)
+
+
+class _Count(serializers.Serializer):
+    available = serializers.IntegerField()
+    target = serializers.IntegerField(allow_null=True)
+    achieved = serializers.IntegerField()
+
+
+class _SceneBin(_Count):
+    scene = serializers.CharField()
+    bin = serializers.IntegerField()
+
+
+class _Scene(_Count):
+    scene = serializers.CharField()
+
+
+class _Bin(_Count):
+    bin = serializers.IntegerField()
+    label = serializers.CharField()
+
+
+class _Video(_Count):
+    video = serializers.CharField(help_text="SHA-256 of the source video")
+    scene = serializers.CharField()
+
+
+class _BinLabel(serializers.Serializer):
+    index = serializers.IntegerField()
+    label = serializers.CharField()
+
+
+class PreviewOutput(serializers.Serializer):
+    target_n = serializers.IntegerField()
+    achieved_n = serializers.IntegerField()
+    bins = _BinLabel(many=True)
+    scene_bin = _SceneBin(many=True)
+    scenes = _Scene(many=True)
+    bin_totals = _Bin(many=True)
+    videos = _Video(many=True)
+
+
+class DesignPreviewApi(APIView):
+    @extend_schema(
+        responses={200: PreviewOutput, 400: OpenApiResponse(description="Infeasible design")},
+        summary="Achieved counts per scene x bin, per scene, per bin and per video vs targets",
+    )
+    def get(self, request: Request, design_id: int) -> Response:
+        design = design_for_or_404(request.user, design_id)
+        try:
+            report = design_preview(design=design)
+        except DjangoValidationError as exc:
+            return _bad_request(exc)
+        return Response(PreviewOutput(report).data)
+
+
+class ManifestOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    method = serializers.CharField()
+    seed = serializers.IntegerField()
+    release = serializers.CharField(source="release.name")
+    design = serializers.IntegerField(source="design_id", allow_null=True)
+    sample_count = serializers.IntegerField()
+    sample_list_sha256 = serializers.CharField()
+    manifest_sha256 = serializers.CharField()
+    records_sha256 = serializers.CharField()
+    frozen_at = serializers.DateTimeField()
+    manifest = serializers.JSONField(help_text="The complete manifest (its canonical bytes hash)")
+    download_url = serializers.SerializerMethodField()
+
+    def get_download_url(self, manifest) -> str:
+        return reverse("review:manifest-download", args=[manifest.pk])
+
+
+class ManifestFreezeInput(serializers.Serializer):
+    name = serializers.CharField(
+        max_length=80, required=False, help_text="Defaults to the design's name"
+    )
+
+
+class DesignFreezeApi(APIView):
+    @extend_schema(
+        request=ManifestFreezeInput,
+        responses={201: ManifestOutput},
+        summary="Freeze a design as a manifest",
+    )
+    def post(self, request: Request, design_id: int) -> Response:
+        design = design_for_or_404(request.user, design_id)
+        data = ManifestFreezeInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            manifest = manifest_freeze(
+                design=design, author=request.user, name=data.validated_data.get("name")
+            )
+        except DjangoValidationError as exc:
+            return _bad_request(exc)
+        return Response(ManifestOutput(manifest).data, status=status.HTTP_201_CREATED)
+
+
+# --- Manifests --------------------------------------------------------------------------------
+
+
+class ManifestListApi(APIView):
+    permission_classes = [IsAuthenticated, IsAdminRole]
+
+    @extend_schema(responses=ManifestOutput(many=True), summary="Frozen manifests with hashes")
+    def get(self, request: Request) -> Response:
+        return Response(ManifestOutput(manifests_for(request.user), many=True).data)
+
+
+class ManifestDetailApi(APIView):
+    @extend_schema(responses=ManifestOutput, summary="One frozen manifest")
+    def get(self, request: Request, manifest_id: int) -> Response:
+        return Response(ManifestOutput(manifest_for_or_404(request.user, manifest_id)).data)
+
+
+class ManifestDownloadApi(APIView):
+    @extend_schema(
+        responses={(200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY)},
+        summary="The manifest bundle (.zip)",
+    )
+    def get(self, request: Request, manifest_id: int) -> FileResponse:
+        manifest = manifest_for_or_404(request.user, manifest_id)
+        return _zip_response(bundle_zip_file(manifest=manifest), manifest.name)
