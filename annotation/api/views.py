@@ -144,7 +144,13 @@ class SourceApi(APIView):
             raise Http404("This video's file is not on this server.") from None
         if not path.is_file():
             raise Http404("This video's file is missing.")
-        return file_response(request._request, path, content_type=video.mime_type)
+        return file_response(
+            request._request,
+            path=path,
+            storage_name=video.file.name,
+            content_type=video.mime_type,
+            max_age=300,
+        )
 
 
 class StepCreateApi(APIView):

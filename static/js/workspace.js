@@ -274,7 +274,8 @@ class Workspace {
         const next = this.store.active().find((e) => e.local.start_us >= entry.local.end_us);
         this.select(next ? next.id : null, { seek: false });
       } else {
-        this.select(steps[0].id, { seek: false });
+        // After a split the playhead sits on the new second part's first frame: select it.
+        this.select(steps[kind === "split" ? 1 : 0].id, { seek: false });
       }
       this.say(success);
     } catch (error) {

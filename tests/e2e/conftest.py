@@ -75,7 +75,13 @@ def open_workspace(context, video):
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+
+    def on_console(msg):
+        # The browser asks for /favicon.ico on its own; that 404 is not the page's error.
+        if msg.type == "error" and not msg.location.get("url", "").endswith("/favicon.ico"):
+            errors.append(msg.text)
+
+    page.on("console", on_console)
     page.errors = errors
     page.goto(f"/annotate/videos/{video.pk}/")
     page.wait_for_selector("#workspace[data-ready=true]", timeout=15_000)
