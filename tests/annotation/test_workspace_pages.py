@@ -1,0 +1,131 @@
+"""The annotation pages: my videos with their progress, the workspace shell (data as JSON, no
+inline script, enforced CSP), the history page, and the player's media endpoints."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from annotation.models import VideoAssignment
+from annotation.services import step_create, step_update
+
+S = 1_000_000
+API = "/api/annotation"
+
+
+def steps(video, author, n, **labels):
+    return [
+        step_create(
+            video=video,
+            author=author,
+            start_us=2 * i * S,
+            cutoff_us=(2 * i + 1) * S,
+            outcome_us=(2 * i + 1) * S,
+            end_us=(2 * i + 2) * S,
+            **labels,
+        )
+        for i in range(n)
+    ]
+
+
+def test_my_videos_lists_steps_labelled_share_and_open_problems(
+    client, video, make_video, annotator, other_annotator
+):
+    full = {"local_intent": "a", "procedural_intent": "b", "next_step": "c"}
+    steps(video, annotator, 3, **full)
+    step_create(
+        video=video,
+        author=annotator,
+        start_us=20 * S,
+        cutoff_us=21 * S,
+        outcome_us=21 * S,
+        end_us=22 * S,
+        local_intent="only this",
+    )
+    theirs = make_video(title="theirs.mp4")
+    VideoAssignment.objects.create(video=theirs, annotator=other_annotator)
+    client.force_login(annotator)
+    html = client.get("/annotate/").content.decode()
+    assert "theirs.mp4" not in html
+    row = re.search(rf'<tr data-video="{video.pk}">(.*?)</tr>', html, re.S).group(1)
+    assert re.search(r'data-col="steps">4<', row)
+    assert re.search(r'data-col="labelled">75 %<', row)
+    assert "2 labels missing" in row
+    assert f'href="/annotate/videos/{video.pk}/"' in row
+
+
+def test_the_workspace_page_passes_its_data_as_json_and_runs_no_inline_script(
+    client, video, annotator
+):
+    client.force_login(annotator)
+    r = client.get(f"/annotate/videos/{video.pk}/")
+    assert r.status_code == 200
+    policy = r["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "'unsafe-inline'" not in policy
+    html = r.content.decode()
+    config = json.loads(
+        re.search(
+            r'<script id="workspace-config" type="application/json">(.*?)</script>', html, re.S
+        ).group(1)
+    )
+    assert config["videoId"] == video.pk
+    assert config["urls"]["workspace"] == f"{API}/videos/{video.pk}/workspace/"
+    scripts = re.findall(r"<script([^>]*)>(.*?)</script>", html, re.S)
+    for attributes, body in scripts:
+        assert 'type="application/json"' in attributes or (
+            'type="module"' in attributes and "src=" in attributes and not body.strip()
+        )
+
+
+def test_the_history_page_shows_who_why_and_the_diff(client, video, annotator):
+    (step,) = steps(video, annotator, 1, local_intent="cut the bread")
+    step_update(
+        step=step,
+        author=annotator,
+        version=1,
+        values={"local_intent": "slice bread"},
+        reason="shorter",
+    )
+    client.force_login(annotator)
+    html = client.get(f"/annotate/steps/{step.pk}/history/").content.decode()
+    assert "v2 · Edited · anna" in html and "shorter" in html
+    assert '<td class="before">cut the bread</td><td class="after">slice bread</td>' in html
+
+
+def test_workspace_load_takes_a_fixed_number_of_queries(
+    login, video, annotator, django_assert_max_num_queries
+):
+    steps(video, annotator, 25)
+    anna = login(annotator)
+    with django_assert_max_num_queries(8):
+        r = anna.get(f"{API}/videos/{video.pk}/workspace/")
+    assert r.status_code == 200 and len(r.json()["steps"]) == 25
+
+
+def test_frame_times_are_the_index_and_revalidate_by_etag(login, video, annotator):
+    anna = login(annotator)
+    r = anna.get(f"{API}/videos/{video.pk}/frame-times/")
+    body = r.json()
+    assert body["count"] == video.frame_count == len(body["frame_times_us"])
+    assert body["frame_times_us"] == video.frame_times_us().tolist()
+    again = anna.get(f"{API}/videos/{video.pk}/frame-times/", HTTP_IF_NONE_MATCH=r["ETag"])
+    assert again.status_code == 304
+
+
+def test_the_source_is_served_with_ranges_to_the_assignee_only(
+    login, scene, annotator, other_annotator, tmp_path
+):
+    from media.services import video_import
+    from media.synth import synth_video
+
+    made = synth_video(tmp_path / "one.mp4", seconds=1, fps=10, size=(64, 36))
+    video = video_import(path=made.path, scene=scene)
+    VideoAssignment.objects.create(video=video, annotator=annotator)
+    size = made.path.stat().st_size
+    anna = login(annotator)
+    r = anna.get(f"{API}/videos/{video.pk}/source/", HTTP_RANGE="bytes=0-99")
+    assert r.status_code == 206
+    assert r["Content-Range"] == f"bytes 0-99/{size}"
+    assert b"".join(r.streaming_content) == made.path.read_bytes()[:100]
+    assert r["X-Content-Type-Options"] == "nosniff"
+    assert login(other_annotator).get(f"{API}/videos/{video.pk}/source/").status_code == 404
