@@ -3,14 +3,17 @@ from pathlib import Path
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.shortcuts import redirect
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.html import format_html
 
 from media.ffmpeg import FFmpegError
-from media.forms import VideoImportForm
-from media.models import Scene, SourceVideo
+from media.forms import RenderBatchForm, VideoImportForm
+from media.models import RenderBatch, RenderBatchItem, RenderedMedia, Scene, SourceVideo
 from media.probe import MediaRejected
+from media.renders import batch_create, batch_progress, batch_rerun, media_rerun
 from media.services import DuplicateVideo, video_import
 from studio.roles import is_admin
 
@@ -122,3 +125,135 @@ class SourceVideoAdmin(admin.ModelAdmin):
             return video_import(
                 path=handle.name, scene=data["scene"], title=title, user=request.user
             )
+
+
+@admin.register(RenderedMedia)
+class RenderedMediaAdmin(admin.ModelAdmin):
+    list_display = (
+        "key_short",
+        "kind",
+        "profile",
+        "video",
+        "status",
+        "frame_count",
+        "size_bytes",
+        "attempts",
+        "ready_at",
+    )
+    list_filter = ("status", "kind", "profile")
+    search_fields = ("key",)
+    actions = ["rerun"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return [f.name for f in self.model._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False  # media are requested by services, never typed in
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    @admin.display(description="key")
+    def key_short(self, obj) -> str:
+        return obj.key[:12]
+
+    @admin.action(description="Render again what is not ready")
+    def rerun(self, request, queryset):
+        count = media_rerun(media_ids=queryset.values_list("pk", flat=True))
+        self.message_user(request, f"{count} media queued.")
+
+
+class RenderBatchItemInline(admin.TabularInline):
+    model = RenderBatchItem
+    fields = ("subject", "condition", "profile", "media_status", "note", "reason")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    @admin.display(description="status")
+    def media_status(self, obj) -> str:
+        return obj.media.status if obj.media else "not built"
+
+    @admin.display(description="reason")
+    def reason(self, obj) -> str:
+        return obj.error or (obj.media.error if obj.media else "")
+
+
+@admin.register(RenderBatch)
+class RenderBatchAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "created_at", "created_by", "progress")
+    readonly_fields = ("label", "created_at", "created_by")
+    inlines = [RenderBatchItemInline]
+    actions = ["rerun"]
+    change_form_template = "admin/media/renderbatch/change_form.html"
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    @admin.display(description="progress")
+    def progress(self, obj) -> str:
+        p = batch_progress(obj)
+        return format_html(
+            '<progress value="{}" max="{}"></progress> {} / {} ({} failed)',
+            p["done"],
+            p["total"] or 1,
+            p["done"],
+            p["total"],
+            p["failed"],
+        )
+
+    @admin.action(description="Render again what is not finished")
+    def rerun(self, request, queryset):
+        count = sum(batch_rerun(batch=batch) for batch in queryset)
+        self.message_user(request, f"{count} media queued.")
+
+    def get_urls(self):
+        return [
+            path(
+                "<int:batch_id>/progress/",
+                self.admin_site.admin_view(self.progress_view),
+                name="media_renderbatch_progress",
+            ),
+            *super().get_urls(),
+        ]
+
+    def progress_view(self, request, batch_id: int):
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        return JsonResponse(batch_progress(get_object_or_404(RenderBatch, pk=batch_id)))
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra = {**(extra_context or {})}
+        batch = RenderBatch.objects.filter(pk=object_id).first()
+        if batch is not None:
+            extra["batch_progress"] = batch_progress(batch)
+            extra["progress_url"] = reverse("admin:media_renderbatch_progress", args=[batch.pk])
+        return super().change_view(request, object_id, form_url, extra)
+
+    def add_view(self, request, form_url="", extra_context=None):
+        # A batch is made from a jobs file (steps as plain times) through the batch service.
+        if not (is_admin(request.user) and self.has_add_permission(request)):
+            raise PermissionDenied
+        form = RenderBatchForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            batch = batch_create(
+                jobs=form.cleaned_data["jobs"],
+                conditions=form.cleaned_data["conditions"],
+                profiles=form.cleaned_data["profiles"],
+                user=request.user,
+                label=form.cleaned_data["label"],
+            )
+            messages.success(request, f"Batch {batch.pk} created; rendering in the background.")
+            return redirect(reverse("admin:media_renderbatch_change", args=[batch.pk]))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "New render batch",
+            "form": form,
+        }
+        return TemplateResponse(
+            request, "admin/media/renderbatch/add.html", context, status=400 if form.errors else 200
+        )

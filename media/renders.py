@@ -222,7 +222,12 @@ def _pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    # A killed process whose parent died too may linger as a zombie until reaped: it is dead.
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state not in ("Z", "X")
 
 
 def _remove_stale_temps(key: str) -> None:
@@ -391,6 +396,42 @@ class RenderJob:
     previous: StepTimes | None = None
     following: StepTimes | None = None
     seed: int | str = 0
+
+
+def _step_times(value, what: str, index: int) -> StepTimes | None:
+    if value is None:
+        return None
+    try:
+        return StepTimes(*[int(v) for v in value])
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"job {index}: {what} must be [start, cutoff, outcome, end]: {exc}"
+        ) from None
+
+
+def jobs_from_json(raw) -> list[RenderJob]:
+    """Render jobs from their JSON form (a list of objects; see ``manage.py render_media``)."""
+    if not isinstance(raw, list):
+        raise ValueError("jobs must be a JSON list")
+    jobs = []
+    for i, job in enumerate(raw):
+        if not isinstance(job, dict) or "video" not in job or "step" not in job:
+            raise ValueError(f"job {i}: needs at least 'video' and 'step'")
+        try:
+            video_id = int(job["video"])
+        except (TypeError, ValueError):
+            raise ValueError(f"job {i}: 'video' must be a video id") from None
+        jobs.append(
+            RenderJob(
+                subject=str(job.get("subject", f"job {i}")),
+                video_id=video_id,
+                step=_step_times(job["step"], "step", i),
+                previous=_step_times(job.get("previous"), "previous", i),
+                following=_step_times(job.get("next"), "next", i),
+                seed=job.get("seed", 0),
+            )
+        )
+    return jobs
 
 
 def batch_create(

@@ -41,11 +41,12 @@ def media_file(request, token: str):
 
 
 @require_safe
-def media_frame(request, token: str, position: int):
+def media_frame(request, token: str, position: str):
     grant = grant_resolve(token=token, user=request.user)
     media = grant.media
     if media is None or media.kind != RenderedMedia.Kind.FRAMES:
         raise Http404
+    position = int(position)  # two digits, from the URL pattern
     if not 0 <= position < media.frame_count:
         raise Http404
     name = f"{media.path}/{position:02d}.png"

@@ -43,6 +43,10 @@ def _clip_numbers(media):
     return read_frame_numbers(default_storage.path(media.path))
 
 
+def _bytes(name):
+    return Path(default_storage.path(name)).read_bytes()
+
+
 def _frame_numbers(media):
     return [
         read_frame_numbers(default_storage.path(f"{media.path}/{i:02d}.png"))[0]
@@ -57,7 +61,7 @@ def source(request, import_source, cfr_video, vfr_video, rotated_video):
 
 
 @pytest.mark.parametrize("condition", CLIP_CONDITIONS)
-def test_clip_holds_exactly_the_window_frames(source, condition, django_capture_on_commit_callbacks):
+def test_clip_holds_exactly_the_window_frames(source, condition):
     media, expected = _render(source, condition)
     numbers = _clip_numbers(media)
     assert numbers == expected
@@ -105,9 +109,8 @@ def test_evidence_conditions_on_frames(source):
     assert _frame_numbers(last) == [expected[-1]] == [76]
     assert _frame_numbers(first) == [expected[0]] == [40]
     # Identical pixels and encoding for Ordered and Shuffled: the same PNG bytes, reordered.
-    path = default_storage.path
-    ordered_bytes = [open(path(f"{ordered.path}/{i:02d}.png"), "rb").read() for i in range(16)]
-    shuffled_bytes = [open(path(f"{shuffled.path}/{i:02d}.png"), "rb").read() for i in range(16)]
+    ordered_bytes = [_bytes(f"{ordered.path}/{i:02d}.png") for i in range(16)]
+    shuffled_bytes = [_bytes(f"{shuffled.path}/{i:02d}.png") for i in range(16)]
     assert shuffled_bytes == [ordered_bytes[p] for p in shuffled.spec["permutation"]]
 
 
@@ -158,9 +161,11 @@ def test_transmission_rule_is_shared_by_paired_conditions():
     assert transmission_profile(sizes_bytes=[1_000, 16 * 1024 * 1024]) == "clip_intra"
 
 
-def test_same_inputs_same_key_no_rework(import_source, cfr_video, django_capture_on_commit_callbacks):
+def test_same_inputs_same_key_no_rework(
+    import_source, cfr_video, django_capture_on_commit_callbacks
+):
     video = import_source(cfr_video)
-    step, prev, nxt = _steps(video.frame_times_us())
+    step, _, _ = _steps(video.frame_times_us())
     media, _ = _render(video, "official")
     # Step-only is the same frames as Official: the same medium, nothing new to render.
     again = media_request(video=video, condition="step_only", step=step)
@@ -168,13 +173,15 @@ def test_same_inputs_same_key_no_rework(import_source, cfr_video, django_capture
     with django_capture_on_commit_callbacks() as callbacks:
         media_request(video=video, condition="official", step=step)
     assert callbacks == []  # nothing queued for a ready medium
-    before = open(default_storage.path(media.path), "rb").read()
+    before = _bytes(media.path)
     assert media_render(media_id=media.pk).ready_at == media.ready_at  # a re-run is a no-op
-    assert open(default_storage.path(media.path), "rb").read() == before
+    assert _bytes(media.path) == before
     assert RenderedMedia.objects.count() == 1
 
 
-def test_new_media_are_queued_after_commit(import_source, cfr_video, django_capture_on_commit_callbacks):
+def test_new_media_are_queued_after_commit(
+    import_source, cfr_video, django_capture_on_commit_callbacks
+):
     video = import_source(cfr_video)
     step, _, _ = _steps(video.frame_times_us())
     with django_capture_on_commit_callbacks() as callbacks:

@@ -84,8 +84,8 @@ TIMES = np.array([round(i * S / 30) for i in range(900)], dtype=np.int64)
 
 
 def test_window_frames_are_half_open():
-    window = condition_window("official", step=StepTimes(int(TIMES[30]), int(TIMES[60]),
-                                                         int(TIMES[61]), int(TIMES[62])))  # fmt: skip
+    step = StepTimes(int(TIMES[30]), int(TIMES[60]), int(TIMES[61]), int(TIMES[62]))
+    window = condition_window("official", step=step)
     selection = window_frames(TIMES, window)
     assert selection.indices == tuple(range(30, 60))  # the cutoff frame (60) is withheld
     assert not selection.boundary_fallback

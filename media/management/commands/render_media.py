@@ -26,43 +26,22 @@ from media.renders import (
     batch_create,
     batch_progress,
     batch_rerun,
+    jobs_from_json,
     media_render,
 )
-from media.windows import Condition, StepTimes
-
-
-def _times(value, what: str, index: int) -> StepTimes | None:
-    if value is None:
-        return None
-    try:
-        return StepTimes(*[int(v) for v in value])
-    except (TypeError, ValueError) as exc:
-        message = f"job {index}: {what} must be [start, cutoff, outcome, end]: {exc}"
-        raise CommandError(message) from None
+from media.windows import Condition
 
 
 def _load_jobs(source: str) -> list[RenderJob]:
     try:
-        raw = json.load(sys.stdin if source == "-" else open(source, encoding="utf-8"))  # noqa: SIM115
-    except (OSError, json.JSONDecodeError) as exc:
+        if source == "-":
+            raw = json.load(sys.stdin)
+        else:
+            with open(source, encoding="utf-8") as handle:
+                raw = json.load(handle)
+        return jobs_from_json(raw)
+    except (OSError, json.JSONDecodeError, ValueError) as exc:
         raise CommandError(f"cannot read jobs from {source}: {exc}") from None
-    if not isinstance(raw, list):
-        raise CommandError("the jobs file must hold a JSON list of jobs")
-    jobs = []
-    for i, job in enumerate(raw):
-        if not isinstance(job, dict) or "video" not in job or "step" not in job:
-            raise CommandError(f"job {i}: needs at least 'video' and 'step'")
-        jobs.append(
-            RenderJob(
-                subject=str(job.get("subject", f"job {i}")),
-                video_id=int(job["video"]),
-                step=_times(job["step"], "step", i),
-                previous=_times(job.get("previous"), "previous", i),
-                following=_times(job.get("next"), "next", i),
-                seed=job.get("seed", 0),
-            )
-        )
-    return jobs
 
 
 class Command(BaseCommand):

@@ -1,0 +1,128 @@
+"""Rendering on a real Celery worker process, including one killed in the middle of a render."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.core.files.storage import default_storage
+
+from media.models import RenderedMedia
+from media.renders import RenderJob, batch_create, batch_progress, media_request, media_rerun
+from media.synth import read_frame_numbers
+from tests.conftest import ROOT
+from tests.media.conftest import expected_frames, step_at
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+
+def _start_worker(env) -> subprocess.Popen:
+    from studio.services import live_workers
+
+    hostname = f"media-test-{os.getpid()}-{time.monotonic_ns()}@localhost"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "studio", "worker", "-Q", "media", "-c", "1",
+         "-P", "prefork", "-n", hostname, "--loglevel", "WARNING", "--without-gossip",
+         "--without-mingle"],
+        cwd=ROOT, env=env, start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"celery worker exited early with code {proc.returncode}")
+        if any(w.hostname == hostname for w in live_workers()):
+            return proc
+        time.sleep(0.3)
+    os.killpg(proc.pid, signal.SIGKILL)
+    pytest.fail("celery worker did not report a heartbeat within 60 s")
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def _wait(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+@pytest.fixture(scope="session")
+def long_video(synth_dir):
+    """Large enough that a render lasts seconds, so the worker can be killed in the middle."""
+    from media.synth import synth_video
+
+    return synth_video(synth_dir / "long.mp4", seconds=20, fps=30, size=(1280, 720), gop=60)
+
+
+def test_batch_renders_on_the_media_queue(celery_worker_process, import_source, vfr_video):
+    video = import_source(vfr_video)
+    times = video.frame_times_us()
+    jobs = [
+        RenderJob(subject="a", video_id=video.pk, step=step_at(times, 40, 77, 85, 90)),
+        RenderJob(subject="b", video_id=video.pk, step=step_at(times, 95, 120, 125, 130)),
+    ]
+    batch = batch_create(jobs=jobs, conditions=["official"], profiles=["clip", "frames16"])
+    progress = _wait(lambda: (p := batch_progress(batch))["finished"] and p, 120, "the batch")
+    assert (progress["ready"], progress["failed"]) == (4, 0)
+    clip = batch.items.get(subject="a", profile="clip").media
+    assert read_frame_numbers(default_storage.path(clip.path)) == list(range(40, 77))
+
+
+def test_killed_worker_leaves_nothing_ready_and_a_rerun_renders_once(
+    worker_env, import_source, long_video
+):
+    video = import_source(long_video)
+    times = video.frame_times_us()
+    step = step_at(times, 480, 570, 575, 580)  # History-15s: frames 30-569, 540 frames of 720p
+    tmp_dir = Path(default_storage.path("renders/tmp"))
+
+    first = _start_worker(worker_env)
+    try:
+        media = media_request(video=video, condition="history_15s", step=step)  # queued now
+        _wait(lambda: any(tmp_dir.glob(f"{media.key}.*")), 60, "the render to start writing")
+        media.refresh_from_db()
+        assert media.status == RenderedMedia.Status.RENDERING
+        os.killpg(first.pid, signal.SIGKILL)  # the worker, its pool and its ffmpeg: all gone
+        first.wait(timeout=20)
+    finally:
+        _stop(first)
+
+    media.refresh_from_db()
+    assert media.status == RenderedMedia.Status.RENDERING  # not ready, and not lying about it
+    assert not RenderedMedia.objects.filter(status=RenderedMedia.Status.READY).exists()
+    final = Path(default_storage.path(f"renders/{media.key[:2]}/{media.key}.mp4"))
+    assert not final.exists()
+
+    second = _start_worker(worker_env)
+    try:
+        assert media_rerun(media_ids=[media.pk]) == 1
+        _wait(lambda: RenderedMedia.objects.get(pk=media.pk).status in ("ready", "failed"), 180,
+              "the re-run")  # fmt: skip
+    finally:
+        _stop(second)
+
+    media.refresh_from_db()
+    assert media.status == RenderedMedia.Status.READY, media.error
+    assert media.attempts == 2
+    assert media.path == f"renders/{media.key[:2]}/{media.key}.mp4"
+    renders = [p for p in Path(default_storage.path("renders")).rglob("*") if p.is_file()]
+    assert renders == [final]  # one file; the dead worker's temporary output was cleared away
+    numbers = read_frame_numbers(final)
+    window = expected_frames(times, [(max(0, step.start_us - 15_000_000), step.cutoff_us)])
+    assert numbers == window and numbers[0] == 30 and numbers[-1] == 569
