@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 
 from annotation.models import MicroStep, Release, ReleaseStep
@@ -94,6 +94,42 @@ def _diff(parent: Release, child: Release) -> dict:
     return {"added": added, "removed": removed, "changed": changed}
 
 
+def _copy_steps(*, release: Release, steps) -> None:
+    """Copy the selected steps into the release in one INSERT ... SELECT.
+
+    The database copies the rows itself (one statement instead of building a model object per
+    step), which is what makes a 300,000-step freeze take seconds; the column list comes from
+    the models' metadata, and the same SQL runs on SQLite and PostgreSQL.
+    """
+    target = ReleaseStep._meta
+    step, video, scene = (
+        MicroStep._meta,
+        SourceVideo._meta,
+        SourceVideo.scene.field.related_model._meta,
+    )
+    columns = {
+        "release": "%s",
+        "step": f"s.{step.pk.column}",
+        "sample_id": f"s.{step.get_field('uid').column}",
+        "scene_slug": f"c.{scene.get_field('slug').column}",
+        "video_sha256": f"v.{video.get_field('sha256').column}",
+        **{name: f"s.{step.get_field(name).column}" for name in RECORD_FIELDS[3:]},
+    }
+    ids_sql, ids_params = steps.values("id").query.sql_with_params()
+    # Only identifiers from model metadata are interpolated; every value is a parameter.
+    sql = (
+        f"INSERT INTO {target.db_table} "  # noqa: S608
+        f"({', '.join(target.get_field(n).column for n in columns)}) "
+        f"SELECT {', '.join(columns.values())} "
+        f"FROM {step.db_table} s "
+        f"JOIN {video.db_table} v ON v.{video.pk.column} = s.{step.get_field('video').column} "
+        f"JOIN {scene.db_table} c ON c.{scene.pk.column} = v.{video.get_field('scene').column} "
+        f"WHERE s.{step.pk.column} IN ({ids_sql})"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [release.pk, *ids_params])
+
+
 def _seal(release: Release, manifest: dict) -> Release:
     text = canonical_bytes(manifest)
     release.sample_count = manifest["sample_count"]
@@ -149,39 +185,14 @@ def release_freeze(
         raise ValidationError({"parent": "The parent release is not frozen."})
 
     release = Release.objects.create(name=name, note=note, frozen_by=author, parent=parent)
+    _copy_steps(release=release, steps=steps)
+    # Hash what was stored, read back in canonical order: export re-reads the same rows, so
+    # the frozen hashes are by construction those of the stored snapshot.
     stream = RecordStream()
-    rows = steps.order_by("uid").values_list(
-        "id",
-        "uid",
-        "video__scene__slug",
-        "video__sha256",
-        "position",
-        "start_us",
-        "cutoff_us",
-        "outcome_us",
-        "end_us",
-        "local_intent",
-        "procedural_intent",
-        "next_step",
-        "plausible_next_steps",
-    )
-    batch: list[ReleaseStep] = []
-    # One pass: each step is hashed and copied from the same values, in uid order.
-    for step_id, *values in rows.iterator(chunk_size=BATCH):
-        record = _record(tuple(values))
+    for record in release_records(release=release):
         stream.add(record)
-        batch.append(
-            ReleaseStep(
-                release=release,
-                step_id=step_id,
-                **{column: values[i] for i, column in enumerate(_ROW_FIELDS)},
-            )
-        )
-        if len(batch) >= BATCH:
-            ReleaseStep.objects.bulk_create(batch)
-            batch = []
-    if batch:
-        ReleaseStep.objects.bulk_create(batch)
+    if stream.count != count:
+        raise ValidationError("The steps changed while freezing; try again.")
 
     changes = None
     if parent is not None:

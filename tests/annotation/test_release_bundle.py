@@ -232,3 +232,24 @@ def test_import_into_an_empty_instance_reproduces_the_same_hashes(admin_user, tm
             assert (again / name).read_bytes() == original.read(name), name
     assert "OK release egointent_v1: 43 samples" in _manage(env, "verify_manifest", str(again))
     assert ReleaseStep.objects.filter(release=release).count() == 43
+
+
+def test_the_few_lines_of_the_docs_recompute_both_hashes(release, tmp_path):
+    # The recipe of docs/manifests.md, run as written (apart from the bundle path).
+    bundle = release_export(release=release, path=tmp_path / "egointent_v1")
+
+    def data(name):
+        return (bundle / name).read_bytes()
+
+    def sha256(raw):
+        return hashlib.sha256(raw).hexdigest()
+
+    m = json.loads(data("manifest.json"))
+    ids = [json.loads(line)["sample_id"] for line in data("annotations.jsonl").splitlines()]
+    assert ids == sorted(ids) and sha256(data("samples.txt")) == m["sample_list_sha256"]
+    assert sha256("".join(i + "\n" for i in ids).encode()) == release.sample_list_sha256
+    assert sha256(data("annotations.jsonl")) == m["records_sha256"]
+    canonical = json.dumps(
+        m, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
+    ).encode("utf-8")
+    assert sha256(canonical) == sha256(data("manifest.json")) == release.manifest_sha256

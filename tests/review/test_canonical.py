@@ -77,3 +77,20 @@ def test_record_stream_hashes_the_lines_it_returns_and_refuses_disorder():
 
 def test_seeded_rank_is_sha256_of_seed_colon_key():
     assert seeded_rank(20260713, "x") == hashlib.sha256(b"20260713:x").digest()
+
+
+def test_the_plain_python_recipe_of_the_docs_gives_the_same_bytes_for_ascii_keys():
+    # docs/manifests.md tells readers they may recompute with json.dumps; keep that true.
+    value = {
+        "sample_id": "07c23e36-3791-5605-a092-05cc842b7ae4",
+        "local_intent": 'grip the "lid"\tand — ✓ 😀',
+        "plausible_next_steps": ["a\\b", "\x01", "/"],
+        "start_us": 0,
+        "end_us": 9_999_999,
+        "group": None,
+        "ok": True,
+    }
+    recipe = json.dumps(
+        value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
+    ).encode("utf-8")
+    assert canonical_bytes(value) == recipe
