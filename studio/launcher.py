@@ -22,8 +22,26 @@ def main() -> int:
     concurrency = os.environ.get("WORKER_CONCURRENCY", str(min(os.cpu_count() or 1, 4)))
     python = sys.executable
     children = {
+        # gunicorn rather than runserver: it stops at once on SIGINT and drains on SIGTERM,
+        # where runserver waits for idle keep-alive connections of the video player.
         "web": subprocess.Popen(
-            [python, "manage.py", "runserver", f"{host}:{port}", "--noreload"], cwd=ROOT
+            [
+                python,
+                "-m",
+                "gunicorn",
+                "studio.wsgi",
+                "--bind",
+                f"{host}:{port}",
+                "--workers",
+                "1",
+                "--threads",
+                "8",
+                "--graceful-timeout",
+                "10",
+                "--access-logfile",
+                "-",
+            ],
+            cwd=ROOT,
         ),
         "worker": subprocess.Popen(
             [
@@ -73,13 +91,16 @@ def main() -> int:
         stop(signal.SIGTERM, None)
 
     deadline = time.monotonic() + 15
-    for child in children.values():
+    clean = True
+    for name, child in children.items():
         try:
             child.wait(timeout=max(deadline - time.monotonic(), 0.1))
         except subprocess.TimeoutExpired:
+            print(f"{name} did not stop within 15 s; killed", file=sys.stderr, flush=True)
             child.kill()
             child.wait()
-    return 0
+            clean = False
+    return 0 if clean else 1
 
 
 if __name__ == "__main__":
