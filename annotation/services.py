@@ -200,7 +200,13 @@ def step_update(
     unknown = set(values) - set(EDITABLE_FIELDS)
     if unknown:
         raise ValidationError(dict.fromkeys(sorted(unknown), "Not an editable field."))
-    _lock_video(step.video_id)
+    moves = any(name in values for name in TIME_FIELDS)
+    if moves:
+        # Only a change of times can make steps overlap, so only then do writers of the whole
+        # video queue behind one another; a label save locks just its own row (autosaves of
+        # different steps of one video run side by side). The video is locked before the step,
+        # the same order as every other writer, so the two locks cannot deadlock.
+        _lock_video(step.video_id)
     current = MicroStep.objects.select_for_update().get(pk=step.pk)
     if current.version != version:
         raise StaleVersionError(current)
@@ -212,14 +218,15 @@ def step_update(
         **{k: values[k] for k in TIME_FIELDS if k in values},
         **_clean_labels(values),
     }
-    validate_times(
-        video=current.video,
-        start_us=new["start_us"],
-        cutoff_us=new["cutoff_us"],
-        outcome_us=new["outcome_us"],
-        end_us=new["end_us"],
-        exclude_step_id=current.pk,
-    )
+    if moves:
+        validate_times(
+            video=current.video,
+            start_us=new["start_us"],
+            cutoff_us=new["cutoff_us"],
+            outcome_us=new["outcome_us"],
+            end_us=new["end_us"],
+            exclude_step_id=current.pk,
+        )
     changed = [k for k in EDITABLE_FIELDS if new[k] != previous[k]]
     if not changed:
         return current
