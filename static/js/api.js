@@ -16,9 +16,9 @@ function csrfToken() {
   return match ? decodeURIComponent(match[1]) : "";
 }
 
-export async function request(method, url, body) {
+export async function request(method, url, body, { cache = "no-store" } = {}) {
   const headers = { Accept: "application/json" };
-  const init = { method, headers, credentials: "same-origin", cache: "no-store" };
+  const init = { method, headers, credentials: "same-origin", cache };
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -45,7 +45,7 @@ export async function request(method, url, body) {
 }
 
 export const api = {
-  get: (url) => request("GET", url),
+  get: (url, options) => request("GET", url, undefined, options),
   post: (url, body) => request("POST", url, body || {}),
   patch: (url, body) => request("PATCH", url, body),
 };

@@ -49,7 +49,8 @@ class Workspace {
   async load() {
     const [workspace, frames] = await Promise.all([
       api.get(this.urls.workspace),
-      api.get(this.urls.frameTimes),
+      // The index of a file never changes: let the browser revalidate it by ETag (304).
+      api.get(this.urls.frameTimes, { cache: "no-cache" }),
     ]);
     this.video = workspace.video;
     this.index = new FrameIndex(frames.frame_times_us, this.video.duration_us, this.video.origin_us || 0);
