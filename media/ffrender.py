@@ -267,7 +267,7 @@ def verify_clip(clip: ClipOutput, times: np.ndarray) -> dict:
     """Probe the written clip: frame count, every frame time, size. Returns what was found."""
     expected, duration, _ = clip_output_times(times, clip)
     try:
-        probe = probe_file(clip.path)
+        probe = probe_file(clip.path, own_output=True)
     except (MediaRejected, FFmpegError) as exc:
         raise RenderVerificationError(f"the rendered clip does not decode: {exc}") from None
     got = list(probe.frame_times_us)

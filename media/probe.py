@@ -146,11 +146,32 @@ def _rotation(header: str) -> int:
     return degrees
 
 
-def probe_file(path: str | os.PathLike) -> Probe:
-    """Probe ``path``; MediaRejected explains any refusal (kind, limits, corruption)."""
+def _decode_log(path: Path, demuxer: str) -> str:
+    try:
+        result = run_ffmpeg(
+            ["-copyts", "-start_at_zero", "-noautorotate", *input_args(path, demuxer=demuxer),
+             "-map", "0:v:0", "-vf", "showinfo=checksum=0", "-fps_mode", "passthrough",
+             "-c:v", "wrapped_avframe", "-f", "null", "-"],
+            loglevel="info",
+        )  # fmt: skip
+    except FFmpegError as exc:
+        if "matches no streams" in exc.stderr_tail:
+            raise MediaRejected("the file has no video stream") from None
+        raise MediaRejected(f"the video cannot be decoded: {_last_line(exc)}") from None
+    return result.stderr.decode("utf-8", "replace")
+
+
+def probe_file(path: str | os.PathLike, *, own_output: bool = False) -> Probe:
+    """Probe ``path``; MediaRejected explains any refusal (kind, limits, corruption).
+
+    ``own_output=True`` is for files this project has just rendered (verification): the header
+    is read from the decoding pass itself, saving a second ffmpeg run; untrusted files get the
+    limits checked on the header before anything long runs.
+    """
     path = Path(path)
     demuxer, mime_type = sniff_container(path)
-    header = _header(path, demuxer)
+    log = _decode_log(path, demuxer) if own_output else None
+    header = log if own_output else _header(path, demuxer)
 
     fmt = _INPUT_RE.search(header)
     video = _VIDEO_RE.search(header)
@@ -174,16 +195,8 @@ def probe_file(path: str | os.PathLike) -> Probe:
             )
     rotation = _rotation(header)
 
-    try:
-        result = run_ffmpeg(
-            ["-copyts", "-start_at_zero", "-noautorotate", *input_args(path, demuxer=demuxer),
-             "-map", "0:v:0", "-vf", "showinfo=checksum=0", "-fps_mode", "passthrough",
-             "-c:v", "wrapped_avframe", "-f", "null", "-"],
-            loglevel="info",
-        )  # fmt: skip
-    except FFmpegError as exc:
-        raise MediaRejected(f"the video cannot be decoded: {_last_line(exc)}") from None
-    log = result.stderr.decode("utf-8", "replace")
+    if log is None:
+        log = _decode_log(path, demuxer)
     config = _CONFIG_RE.search(log)
     frames = [(int(m["pts"]), int(m["dur"]), m["key"] == "1") for m in _FRAME_RE.finditer(log)]
     if not config or not frames:

@@ -1,0 +1,288 @@
+"""Frame-exact rendering against the usual ways of cutting clips, measured in one run.
+
+Run from the repository root:  .venv/bin/python benchmarks/media_render.py [--minutes 10]
+
+Source: a generated H.264 1080p30 video (2-second GOP, 2 B-frames, AAC audio) with the frame
+number burned into every picture (media.synth), cached in --workdir. 100 steps (seeded): 25 from
+each of the paper's duration bins <1 s, 1-2 s, 2-4 s, 4-10 s, at random frame-snapped positions.
+Each step needs its Official clip at 720p (H.264 veryfast CRF 20, no audio) and its 16-frame PNG
+set. Every approach runs with 2 worker processes:
+
+  ours  one ffmpeg per step writing the clip and the frame set from one decode (media.ffrender),
+        keyframe seek + exact frame selection, then every output verified (count, times, size)
+  (a)   the usual per-clip input seek re-encode: ``-ss START -i SRC -t DUR`` at the same output
+        settings, plus one ffmpeg per frame set (``-ss START -i SRC -t DUR -vf fps=16/DUR``)
+  (b)   the naive output seek ``-i SRC -ss START -t DUR`` (decodes from the file start), on 10
+        clips; its per-clip time is scaled to 100
+  (c)   decode only (``-ss START -i SRC -t DUR -f null``) of the same windows: the lower bound
+
+"frame-exact" = the clip's frames, read back from their barcodes, are exactly the window's
+frames. Peak memory is the largest single process of a phase (ru_maxrss of its children).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import django
+from django.conf import settings
+
+if not settings.configured:
+    settings.configure(
+        FFMPEG_BINARY=os.environ.get("FFMPEG_BINARY", ""),
+        FFMPEG_TIMEOUT_SECONDS=3600,
+        MEDIA_MAX_DURATION_SECONDS=4 * 3600,
+        MEDIA_MAX_PIXELS=4096 * 2160,
+    )
+    django.setup()
+
+from media.ffmpeg import ffmpeg_binary
+from media.ffrender import (
+    ClipOutput,
+    FramesOutput,
+    SourceRef,
+    output_size,
+    render,
+    verify_clip,
+    verify_frames,
+)
+from media.probe import probe_file
+from media.synth import read_frame_numbers, synth_video
+from media.windows import FRAME_BUDGET, StepTimes, condition_window, frame_set, window_frames
+
+SEED = 20260721
+BINS_US = [(200_000, 1_000_000), (1_000_000, 2_000_000), (2_000_000, 4_000_000),
+           (4_000_000, 10_000_000)]  # fmt: skip
+WORKERS = 2
+CLIP_ARGS = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-pix_fmt", "yuv420p",
+             "-an", "-movflags", "+faststart"]  # fmt: skip
+
+
+def make_source(workdir: Path, minutes: float) -> tuple[Path, dict]:
+    path = workdir / f"source-{minutes:g}min-1080p30.mp4"
+    index = workdir / f"source-{minutes:g}min-1080p30.probe.json"
+    if not path.exists():
+        t0 = time.perf_counter()
+        synth_video(path, seconds=minutes * 60, fps=30, size=(1920, 1080), audio=True, gop=60,
+                    bframes=2)  # fmt: skip
+        print(f"generated the source in {time.perf_counter() - t0:.1f} s", flush=True)
+        index.unlink(missing_ok=True)
+    if not index.exists():
+        t0 = time.perf_counter()
+        probe = probe_file(path)
+        print(f"probed the source (full frame index) in {time.perf_counter() - t0:.1f} s",
+              flush=True)  # fmt: skip
+        index.write_text(json.dumps({
+            "demuxer": probe.demuxer, "origin_us": probe.origin_us,
+            "frame_times_us": probe.frame_times_us, "keyframe_times_us": probe.keyframe_times_us,
+            "size": probe.display_size, "has_audio": probe.has_audio,
+        }))  # fmt: skip
+    return path, json.loads(index.read_text())
+
+
+def pick_steps(times: np.ndarray, count: int) -> list[StepTimes]:
+    rng = random.Random(SEED)
+    steps = []
+    for k in range(count):
+        lo, hi = BINS_US[k % len(BINS_US)]
+        duration = rng.randrange(lo, hi)
+        start_index = rng.randrange(0, len(times) - 1)
+        start = int(times[start_index])
+        cut = int(np.searchsorted(times, start + duration))
+        if cut >= len(times) - 2:
+            start_index = max(0, start_index - 400)
+            start = int(times[start_index])
+            cut = int(np.searchsorted(times, start + duration))
+        cut = max(cut, start_index + 1)
+        steps.append(StepTimes(start, int(times[cut]), int(times[cut]), int(times[cut])))
+    return steps
+
+
+# --- the approaches (each function runs in a worker process) -------------------------------------
+
+
+def _src(path: str, info: dict) -> SourceRef:
+    w, h = info["size"]
+    return SourceRef(Path(path), info["demuxer"], info["origin_us"],
+                     np.array(info["frame_times_us"], dtype=np.int64),
+                     np.array(info["keyframe_times_us"], dtype=np.int64), w, h,
+                     info["has_audio"])  # fmt: skip
+
+
+def ours(job) -> None:
+    path, info, step, out, verify = job
+    src = _src(path, info)
+    window = condition_window("official", step=step)
+    selection = window_frames(src.frame_times_us, window)
+    size = output_size(src.width, src.height, 720)
+    clip = ClipOutput(Path(out + ".mp4"), selection.indices, selection.segment_starts, size)
+    indices, _, _ = frame_set(src.frame_times_us, window, count=FRAME_BUDGET)
+    frames = FramesOutput(Path(out + "_frames"), indices, size)
+    render(src, [clip, frames])
+    if verify:
+        verify_clip(clip, src.frame_times_us)
+        verify_frames(frames)
+
+
+def _run(args: list[str]) -> None:
+    subprocess.run([ffmpeg_binary(), "-hide_banner", "-nostdin", "-loglevel", "error", *args],
+                   check=True)  # fmt: skip
+
+
+def usual(job) -> None:
+    path, step, out = job
+    start, dur = step.start_us / 1e6, (step.cutoff_us - step.start_us) / 1e6
+    _run(["-ss", f"{start:.6f}", "-i", path, "-t", f"{dur:.6f}", "-vf", "scale=1280:720",
+          *CLIP_ARGS, "-y", out + ".mp4"])  # fmt: skip
+    Path(out + "_frames").mkdir(exist_ok=True)
+    _run(["-ss", f"{start:.6f}", "-i", path, "-t", f"{dur:.6f}",
+          "-vf", f"fps={FRAME_BUDGET}/{dur:.6f},scale=1280:720", "-frames:v", str(FRAME_BUDGET),
+          "-y", out + "_frames/%02d.png"])  # fmt: skip
+
+
+def naive(job) -> None:
+    path, step, out = job
+    start, dur = step.start_us / 1e6, (step.cutoff_us - step.start_us) / 1e6
+    _run(["-i", path, "-ss", f"{start:.6f}", "-t", f"{dur:.6f}", "-vf", "scale=1280:720",
+          *CLIP_ARGS, "-y", out + ".mp4"])  # fmt: skip
+
+
+def decode_only(job) -> None:
+    path, step, _ = job
+    start, dur = step.start_us / 1e6, (step.cutoff_us - step.start_us) / 1e6
+    _run(["-ss", f"{start:.6f}", "-i", path, "-t", f"{dur:.6f}", "-an", "-f", "null", "-"])
+
+
+def phase(fn, jobs) -> tuple[float, float]:
+    """Wall time and peak memory (MB, largest process) of running ``jobs`` on 2 workers."""
+    result = subprocess.run(
+        [sys.executable, __file__, "--phase", fn.__name__],
+        input=json.dumps([_encode(j) for j in jobs]).encode(),
+        capture_output=True, check=True,
+    )  # fmt: skip
+    data = json.loads(result.stdout)
+    return data["wall"], data["peak_mb"]
+
+
+def _encode(job):
+    return [asdict_step(x) if isinstance(x, StepTimes) else x for x in job]
+
+
+def asdict_step(step: StepTimes) -> dict:
+    return {"__step__": [step.start_us, step.cutoff_us, step.outcome_us, step.end_us]}
+
+
+def _decode(job):
+    return tuple(StepTimes(*x["__step__"]) if isinstance(x, dict) and "__step__" in x else x
+                 for x in job)  # fmt: skip
+
+
+def run_phase(name: str) -> None:
+    jobs = [_decode(j) for j in json.loads(sys.stdin.read())]
+    fn = {"ours": ours, "usual": usual, "naive": naive, "decode_only": decode_only}[name]
+    start = time.perf_counter()
+    with ProcessPoolExecutor(WORKERS) as pool:
+        list(pool.map(fn, jobs))
+    wall = time.perf_counter() - start
+    peak_kb = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+                  resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)  # fmt: skip
+    print(json.dumps({"wall": wall, "peak_mb": peak_kb / 1024}))
+
+
+def exact_count(times: np.ndarray, steps, outs) -> int:
+    good = 0
+    for step, out in zip(steps, outs, strict=True):
+        expected = [i for i, t in enumerate(times) if step.start_us <= t < step.cutoff_us]
+        try:
+            good += read_frame_numbers(out + ".mp4") == expected
+        except Exception:  # noqa: S112 - an unreadable clip is simply not exact
+            continue
+    return good
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--minutes", type=float, default=10)
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--naive-sample", type=int, default=10)
+    parser.add_argument("--workdir", default=str(Path(__file__).resolve().parents[1] / "var"
+                                                 / "bench-media"))  # fmt: skip
+    parser.add_argument("--phase", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.phase:
+        run_phase(args.phase)
+        return
+
+    workdir = Path(args.workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    source, info = make_source(workdir, args.minutes)
+    times = np.array(info["frame_times_us"], dtype=np.int64)
+    steps = pick_steps(times, args.steps)
+    out_dir = workdir / "out"
+    for name in ("ours", "ours_noverify", "usual", "naive"):
+        (out_dir / name).mkdir(parents=True, exist_ok=True)
+    outs = {n: [str(out_dir / n / f"{k:03d}") for k in range(len(steps))]
+            for n in ("ours", "ours_noverify", "usual", "naive")}  # fmt: skip
+    sample = steps[: args.naive_sample]
+    print(f"source {args.minutes:g} min 1080p30, {len(times)} frames; {len(steps)} steps "
+          f"(mean {np.mean([s.cutoff_us - s.start_us for s in steps]) / 1e6:.2f} s), "
+          f"{WORKERS} workers", flush=True)  # fmt: skip
+
+    results = {}
+    results["c"] = phase(decode_only, [(str(source), s, "") for s in steps])
+    results["ours"] = phase(ours, [(str(source), info, s, o, True)
+                                   for s, o in zip(steps, outs["ours"], strict=True)])  # fmt: skip
+    results["ours_nv"] = phase(ours, [(str(source), info, s, o, False) for s, o in
+                                      zip(steps, outs["ours_noverify"], strict=True)])  # fmt: skip
+    results["a"] = phase(usual, [(str(source), s, o)
+                                 for s, o in zip(steps, outs["usual"], strict=True)])  # fmt: skip
+    results["b"] = phase(naive, [(str(source), s, o) for s, o in
+                                 zip(sample, outs["naive"][: len(sample)], strict=True)])  # fmt: skip
+
+    n = len(steps)
+    b_scaled = results["b"][0] / len(sample) * n
+    exact_ours = exact_count(times, steps, outs["ours"])
+    exact_usual = exact_count(times, steps, outs["usual"])
+    exact_naive = exact_count(times, sample, outs["naive"][: len(sample)])
+
+    def row(label, wall, peak, clips=n):
+        print(f"  {label:<46} {wall:8.2f} s  {clips / wall:6.2f} clips/s  peak {peak:7.1f} MB")
+
+    print("\nwall time for all steps (clip + 16-frame set unless noted)")
+    row("ours: render + verify", *results["ours"])
+    row("ours: render only", *results["ours_nv"])
+    row("(a) usual input-seek re-encode + frame-set ffmpeg", *results["a"])
+    row(f"(b) naive output seek, clip only ({len(sample)} clips)", *results["b"],
+        clips=len(sample))  # fmt: skip
+    print(f"  {'(b) scaled to ' + str(n) + ' clips':<46} {b_scaled:8.2f} s")
+    row("(c) decode only (lower bound)", *results["c"])
+    ours_t, ours_nv_t = results["ours"][0], results["ours_nv"][0]
+    print("\nratios")
+    print(
+        f"  ours / (c) decode-only           {ours_t / results['c'][0]:6.2f}x   (goal <= 2)"
+        f"   render only: {ours_nv_t / results['c'][0]:.2f}x"
+    )
+    print(
+        f"  (a) / ours  speed-up             {results['a'][0] / ours_t:6.2f}x   (goal >= 2)"
+        f"   render only: {results['a'][0] / ours_nv_t:.2f}x"
+    )
+    print(f"  (b) / ours  speed-up per clip    {b_scaled / ours_t:6.2f}x   (goal >= 10)")
+    print("\nframe-exact clips")
+    print(f"  ours {exact_ours}/{n}   (a) {exact_usual}/{n}   (b) {exact_naive}/{len(sample)}")
+
+
+if __name__ == "__main__":
+    main()
