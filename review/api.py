@@ -199,49 +199,49 @@ class DesignDetailApi(APIView):
         return Response(DesignOutput(design).data)
 
 
-class _Count(serializers.Serializer):
+class DesignPreviewCount(serializers.Serializer):
     available = serializers.IntegerField()
     target = serializers.IntegerField(allow_null=True)
     achieved = serializers.IntegerField()
 
 
-class _SceneBin(_Count):
+class DesignPreviewSceneBin(DesignPreviewCount):
     scene = serializers.CharField()
     bin = serializers.IntegerField()
 
 
-class _Scene(_Count):
+class DesignPreviewScene(DesignPreviewCount):
     scene = serializers.CharField()
 
 
-class _Bin(_Count):
+class DesignPreviewBin(DesignPreviewCount):
     bin = serializers.IntegerField()
     label = serializers.CharField()
 
 
-class _Video(_Count):
+class DesignPreviewVideo(DesignPreviewCount):
     video = serializers.CharField(help_text="SHA-256 of the source video")
     scene = serializers.CharField()
 
 
-class _BinLabel(serializers.Serializer):
+class DesignPreviewBinLabel(serializers.Serializer):
     index = serializers.IntegerField()
     label = serializers.CharField()
 
 
-class PreviewOutput(serializers.Serializer):
+class DesignPreviewOutput(serializers.Serializer):
     target_n = serializers.IntegerField()
     achieved_n = serializers.IntegerField()
-    bins = _BinLabel(many=True)
-    scene_bin = _SceneBin(many=True)
-    scenes = _Scene(many=True)
-    bin_totals = _Bin(many=True)
-    videos = _Video(many=True)
+    bins = DesignPreviewBinLabel(many=True)
+    scene_bin = DesignPreviewSceneBin(many=True)
+    scenes = DesignPreviewScene(many=True)
+    bin_totals = DesignPreviewBin(many=True)
+    videos = DesignPreviewVideo(many=True)
 
 
 class DesignPreviewApi(APIView):
     @extend_schema(
-        responses={200: PreviewOutput, 400: OpenApiResponse(description="Infeasible design")},
+        responses={200: DesignPreviewOutput, 400: OpenApiResponse(description="Infeasible design")},
         summary="Achieved counts per scene x bin, per scene, per bin and per video vs targets",
     )
     def get(self, request: Request, design_id: int) -> Response:
@@ -250,7 +250,7 @@ class DesignPreviewApi(APIView):
             report = design_preview(design=design)
         except DjangoValidationError as exc:
             return _bad_request(exc)
-        return Response(PreviewOutput(report).data)
+        return Response(DesignPreviewOutput(report).data)
 
 
 class ManifestOutput(serializers.Serializer):
