@@ -73,6 +73,7 @@ def workspace(request: HttpRequest, video_id: int) -> HttpResponse:
             "split": reverse(api + "step-split", args=[0]),
             "merge": reverse(api + "step-merge", args=[0]),
             "history": reverse(api + "step-history", args=[0]),
+            "preview": reverse(api + "step-preview", args=[0]),
             "historyPage": reverse("annotation:step-history", args=[0]),
         },
     }

@@ -179,3 +179,20 @@ class HistoryOutput(serializers.Serializer):
 
 class PingOutput(serializers.Serializer):
     ok = serializers.BooleanField()
+
+
+class PreviewOutput(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["pending", "rendering", "ready", "failed"])
+    url = serializers.CharField(
+        allow_null=True, help_text="Opaque, expiring URL of the clip once it is ready."
+    )
+    version = serializers.IntegerField(help_text="The step version whose times were rendered.")
+    start_us = serializers.IntegerField()
+    cutoff_us = serializers.IntegerField()
+    first_frame = serializers.IntegerField(allow_null=True, help_text="Source frame index.")
+    last_frame = serializers.IntegerField(
+        allow_null=True, help_text="Source frame index: the last frame before the cutoff."
+    )
+    frame_count = serializers.IntegerField()
+    boundary_fallback = serializers.BooleanField()
+    error = serializers.CharField(allow_blank=True)

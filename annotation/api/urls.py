@@ -15,5 +15,6 @@ urlpatterns = [
     path("steps/<int:step_id>/restore/", views.StepRestoreApi.as_view(), name="step-restore"),
     path("steps/<int:step_id>/split/", views.StepSplitApi.as_view(), name="step-split"),
     path("steps/<int:step_id>/merge/", views.StepMergeApi.as_view(), name="step-merge"),
+    path("steps/<int:step_id>/preview/", views.StepPreviewApi.as_view(), name="step-preview"),
     path("steps/<int:step_id>/history/", views.StepHistoryApi.as_view(), name="step-history"),
 ]

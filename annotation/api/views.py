@@ -301,3 +301,21 @@ class StepHistoryApi(APIView):
         return Response(
             {"step": step_payload(step), "revisions": [revision_payload(r) for r in revisions]}
         )
+
+
+class StepPreviewApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        operation_id="step_preview",
+        summary="The Official clip of the step's saved times, as a model or rater receives it.",
+        description="Requests the render (idempotent; the same times never render twice) and "
+        "answers its status; call again until it is ready, then play ``url``.",
+        request=None,
+        responses={200: s.PreviewOutput, 400: BAD, 404: NOT_FOUND},
+    )
+    def post(self, request: Request, step_id: int) -> Response:
+        step = step_for_or_404(request.user, step_id, edit=True)
+        try:
+            return Response(services.step_official_preview(step=step, user=request.user))
+        except DjangoValidationError as exc:
+            return _invalid(exc)

@@ -32,6 +32,7 @@ export const BINDINGS = [
     [["Escape"], "leave a text field, close a panel", "escape"],
     [["Ctrl+s"], "save now", "save"],
     [["h"], "history of the current step", "history"],
+    [["v"], "render and show the Official clip preview of the saved step", "preview"],
   ]],
   ["Timeline", [
     [["+", "-"], "zoom in / out", "zoom"],

@@ -11,6 +11,7 @@ import { HistoryPanel } from "./history.js";
 import { BINDINGS, keyName, renderHelp } from "./keys.js";
 import { StepPanel } from "./panel.js";
 import { Player } from "./player.js";
+import { Preview } from "./preview.js";
 import { StepStore } from "./steps.js";
 import { Timeline } from "./timeline.js";
 
@@ -68,6 +69,7 @@ class Workspace {
     this.panel = new StepPanel(this.$("panel"), { store: this.store, index: this.index });
     this.conflict = new ConflictView(this.$("conflict"), { store: this.store });
     this.history = new HistoryPanel(this.$("history"), { urls: this.urls });
+    this.preview = new Preview(this.$("preview"), { urls: this.urls });
     renderHelp(this.$("help"));
     this._wire();
 
@@ -136,6 +138,7 @@ class Workspace {
     this.timeline.render();
     this.timeline.setCurrent(this.current);
     this.panel.show(this.current);
+    this.preview.follow(this.entry());
     this._renderRetracted();
     this._renderState();
     const conflicted = [...this.store.steps.values()].find((e) => e.conflict);
@@ -188,11 +191,22 @@ class Workspace {
     this.current = id;
     this.timeline.setCurrent(id);
     this.panel.show(id);
+    this.preview.follow(this.entry());
     this.root.dataset.current = id === null ? "" : String(id);
     if (seek && id !== null) {
       const entry = this.store.get(id);
       this.player.seekFrame(this.index.boundaryIndex(entry.local.start_us));
     }
+  }
+
+  async showPreview() {
+    const entry = this.entry();
+    if (!entry) return this.say("No step selected.", "error");
+    await this.saver.flush(entry.id);
+    if (this.store.isDirty(entry) || entry.conflict) {
+      return this.say("The preview shows saved times: save the step first.", "error");
+    }
+    return this.preview.request(entry);
   }
 
   chooseMark(mark) {
@@ -377,6 +391,7 @@ class Workspace {
       case "edit": return this.panel.focusLabel();
       case "save": return this.saver.flushAll();
       case "history": return entry ? this.history.show(entry.id) : undefined;
+      case "preview": return this.showPreview();
       case "zoom": return this.timeline.zoom(i ? 1 / 1.5 : 1.5);
       case "fit": return this.timeline.fit();
       case "help": return this.toggleHelp();

@@ -49,6 +49,7 @@ def writes(video, step):
         ("post", f"{API}/steps/{step.pk}/restore/", {"version": 1}),
         ("post", f"{API}/steps/{step.pk}/split/", {"version": 1, "at_us": S // 2}),
         ("post", f"{API}/steps/{step.pk}/merge/", {"version": 1, "next_version": 1}),
+        ("post", f"{API}/steps/{step.pk}/preview/", {}),
     ]
 
 

@@ -304,3 +304,23 @@ def test_unsafe_requests_need_the_csrf_token(login, annotator, step):
 
 def test_anonymous_requests_are_refused(client, step):
     assert client.get(f"{API}/steps/{step.pk}/").status_code in (401, 403)
+
+
+def test_preview_requests_the_official_clip_once_for_the_saved_times(anna, video, step):
+    from media.models import RenderedMedia
+
+    first = anna.post(f"{API}/steps/{step.pk}/preview/")
+    again = anna.post(f"{API}/steps/{step.pk}/preview/")
+    assert first.status_code == again.status_code == 200
+    body = first.json()
+    assert body["status"] == "pending" and body["url"] is None
+    # [0, 1 s) at 30 fps: frames 0..29, the last one is the frame before the cutoff.
+    assert (body["first_frame"], body["last_frame"], body["frame_count"]) == (0, 29, 30)
+    media = RenderedMedia.objects.get()
+    assert media.spec["frames"] == list(range(30))
+
+
+def test_a_retracted_step_has_no_preview(anna, step):
+    anna.post(f"{API}/steps/{step.pk}/retract/", {"version": 1})
+    r = anna.post(f"{API}/steps/{step.pk}/preview/")
+    assert r.status_code == 400 and "status" in r.json()["errors"]

@@ -95,14 +95,14 @@ def wait_idle(page):
     )
 
 
-def shown_frame_number(page) -> int:
-    """The burned-in number of the picture the <video> element shows now, read from its pixels."""
+def shown_frame_number(page, selector: str = "[data-role=video]") -> int:
+    """The burned-in number of the picture a <video> element shows now, read from its pixels."""
     from media.synth import READ_SIZE, read_barcodes
 
     width, height = READ_SIZE
     grey = page.evaluate(
-        """([w, h]) => {
-            const video = document.querySelector('[data-role=video]');
+        """([w, h, sel]) => {
+            const video = document.querySelector(sel);
             const canvas = document.createElement('canvas');
             canvas.width = w; canvas.height = h;
             const ctx = canvas.getContext('2d', { willReadFrequently: true });
@@ -114,7 +114,7 @@ def shown_frame_number(page) -> int:
             }
             return out;
         }""",
-        [width, height],
+        [width, height, selector],
     )
     frames = np.array(grey, dtype=np.uint8).reshape(1, height, width)
     return read_barcodes(frames)[0]
@@ -147,3 +147,26 @@ def import_video(scene, synth_files, admin_user):
         return video
 
     return make
+
+
+def clip_frame_number(page, selector: str, seconds: float) -> int:
+    """Seek the <video> at ``selector`` to ``seconds`` and read the burned-in frame number."""
+    page.evaluate(
+        """([sel, t]) => new Promise((resolve, reject) => {
+            const v = document.querySelector(sel);
+            v.scrollIntoView();
+            setTimeout(() => reject(new Error(`no frame: readyState ${v.readyState}`)), 10000);
+            const go = () => {
+                // A seek that lands on the picture already shown presents no new frame, so
+                // requestVideoFrameCallback may never fire; "seeked" plus a moment is enough.
+                v.addEventListener('seeked', () => {
+                    v.requestVideoFrameCallback(() => resolve());
+                    setTimeout(resolve, 500);
+                }, { once: true });
+                v.currentTime = t;
+            };
+            if (v.readyState >= 2) go(); else v.addEventListener('loadeddata', go, { once: true });
+        })""",
+        [selector, seconds],
+    )
+    return shown_frame_number(page, selector)
