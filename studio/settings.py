@@ -225,6 +225,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Annotation, review and evaluation of step-level intent in egocentric video.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
 }
 
 # --- Security -------------------------------------------------------------------------------

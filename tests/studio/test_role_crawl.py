@@ -1,0 +1,103 @@
+"""Crawl every URL of the project as each role that must not see annotation data, with every
+existing object id filled in, and check that nothing hidden comes back."""
+
+import re
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver
+from django.urls.resolvers import RoutePattern
+
+from annotation.models import VideoAssignment
+from annotation.releases import release_freeze
+from annotation.services import step_create
+
+S = 1_000_000
+SECRET = "zebra-lid-7731"  # a label nobody outside annotation may read
+# Pages any logged-in user may open: they show nothing but the user's own (here empty) work.
+OPEN_TO_EVERY_USER = {
+    "",
+    "healthz",
+    "login/",
+    "logout/",
+    "api/schema/",
+    "api/docs/",
+    "annotate/",
+    "api/annotation/ping/",
+}
+
+
+def _routes(resolver=None, prefix=""):
+    """Every route string of the project (admin excluded: it has its own staff gate)."""
+    resolver = resolver or get_resolver()
+    for entry in resolver.url_patterns:
+        if not isinstance(entry.pattern, RoutePattern):
+            continue
+        route = prefix + str(entry.pattern)
+        if isinstance(entry, URLResolver):
+            if route.startswith("admin/"):
+                continue
+            yield from _routes(entry, route)
+        elif isinstance(entry, URLPattern):
+            yield route
+
+
+def _fill(route: str, ids: list[int]) -> list[str]:
+    if "<" not in route:
+        return ["/" + route]
+    urls = []
+    for value in ids:
+        url = re.sub(r"<int:[^>]+>", str(value), route)
+        url = re.sub(r"<(?:str|slug|path|uuid):[^>]+>", "x" * 8, url)
+        urls.append("/" + url)
+    return urls
+
+
+@pytest.fixture
+def hidden_world(make_video, annotator, admin_user):
+    video = make_video(title="hidden-video-title.mp4")
+    VideoAssignment.objects.create(video=video, annotator=annotator)
+    steps = [
+        step_create(
+            video=video,
+            author=annotator,
+            start_us=i * 2 * S,
+            cutoff_us=i * 2 * S + S,
+            outcome_us=i * 2 * S + S,
+            end_us=(i + 1) * 2 * S,
+            local_intent=SECRET,
+            procedural_intent=SECRET,
+            next_step=SECRET,
+            plausible_next_steps=[SECRET],
+        )
+        for i in range(3)
+    ]
+    release_freeze(name="hidden_release", author=admin_user)
+    return video, steps
+
+
+@pytest.mark.parametrize("role", ["rater", "auditor", "other_annotator"])
+def test_roles_without_access_reach_no_hidden_data(client, request, hidden_world, role):
+    user = request.getfixturevalue(role)
+    client.force_login(user)
+    video, steps = hidden_world
+    ids = sorted({video.pk, *(s.pk for s in steps), 1, 2, 3})
+    reached = []
+    for route in _routes():
+        for url in _fill(route, ids):
+            response = client.get(url)
+            body = b"".join(response.streaming_content) if response.streaming else response.content
+            assert SECRET.encode() not in body, f"{role} read a hidden label at {url}"
+            assert b"hidden-video-title" not in body, f"{role} saw a video title at {url}"
+            if response.status_code == 200 and route not in OPEN_TO_EVERY_USER:
+                reached.append(url)
+    assert reached == [], f"{role} reached {reached}"
+
+
+def test_anonymous_visitors_reach_only_login_and_health(client, hidden_world):
+    video, steps = hidden_world
+    for route in _routes():
+        for url in _fill(route, [video.pk, steps[0].pk]):
+            response = client.get(url)
+            if route in ("login/", "healthz"):
+                continue
+            assert response.status_code in (302, 401, 403, 404, 405), (url, response.status_code)
