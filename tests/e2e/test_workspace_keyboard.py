@@ -17,6 +17,10 @@ def frame(page) -> int:
     return int(page.get_attribute("#workspace", "data-frame"))
 
 
+def rate(page) -> float:
+    return page.evaluate("document.querySelector('[data-role=video]').playbackRate")
+
+
 def press(page, key, times=1):
     for _ in range(times):
         page.keyboard.press(key)
@@ -232,3 +236,55 @@ def test_split_merge_nudge_and_retract_from_the_keyboard(open_as, import_video, 
     assert "play the current step up to its cutoff" in page.inner_text("[data-role=help]")
     page.keyboard.press("Escape")
     assert not page.is_visible("[data-role=help]")
+
+
+def test_dragging_a_marker_snaps_it_to_a_frame_and_speed_and_loop_respond(
+    open_as, import_video, annotator
+):
+    video = import_video("vfr", assign_to=annotator)
+    times = video.frame_times_us().tolist()
+    step = step_create(
+        video=video,
+        author=annotator,
+        start_us=times[10],
+        cutoff_us=times[40],
+        outcome_us=times[45],
+        end_us=times[60],
+    )
+    page = open_workspace(open_as(annotator), video)
+    wait_idle(page)
+    handle = page.locator(f".tl-step[data-id='{step.pk}'] .tl-cutoff")
+    handle.scroll_into_view_if_needed()
+    track = page.locator(".tl-track").bounding_box()
+    box = handle.bounding_box()
+    px_per_us = track["width"] / video.duration_us
+    target_us = (times[25] + times[26]) // 2 + 3_000  # nearer to frame 26 than to frame 25
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(track["x"] + target_us * px_per_us, box["y"] + box["height"] / 2, steps=8)
+    page.mouse.up()
+    wait_saved(page)
+    step.refresh_from_db()
+    assert step.cutoff_us in times and abs(times.index(step.cutoff_us) - 26) <= 1
+    assert step.version == 2
+
+    for _ in range(8):
+        page.keyboard.press("[")
+    assert rate(page) == 0.1
+    for _ in range(12):
+        page.keyboard.press("]")
+    assert rate(page) == 4
+    page.keyboard.press("\\")
+    assert rate(page) == 1
+    # Loop the step: it plays, and keeps to the step's frames.
+    page.keyboard.press("l")
+    page.wait_for_function(
+        "() => document.querySelector('[data-role=play-state]').textContent === 'playing'"
+    )
+    page.wait_for_timeout(1500)  # longer than the step: it must have looped at least once
+    frame_now = frame(page)
+    assert 10 <= frame_now < 60
+    page.keyboard.press("l")
+    wait_idle(page)
+    assert page.inner_text("[data-role=play-state]") == "paused"
+    assert page.get_attribute("[data-role=loop]", "aria-pressed") == "false"
