@@ -4,6 +4,7 @@ A video with 300 steps on PostgreSQL, served by gunicorn on 127.0.0.1. Concurren
 with its own logged-in session, loop for a bounded time over a mix of
   - workspace loads   GET  /api/annotation/videos/<id>/workspace/   (video + 300 steps),
   - autosaves         PATCH /api/annotation/steps/<id>/             (a label, with the version),
+  - frame-time index  GET  /api/annotation/videos/<id>/frame-times/ (first visit, no ETag),
   - a trivial request GET  /api/annotation/ping/                    (the same session auth and
     middleware stack, no query of its own): the baseline measured in the same run,
 with a think time between requests (an annotator's autosave is debounced; ``--think 0`` turns
@@ -68,7 +69,7 @@ def parse_args():
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--database", default=f"bench_workspace_{os.getpid()}")
     parser.add_argument(
-        "--mix", default="load=1,save=6,ping=3", help="relative weights of the request kinds"
+        "--mix", default="load=1,frames=0.5,save=6,ping=3", help="relative weights of the request kinds"
     )
     return parser.parse_args()
 
@@ -149,7 +150,7 @@ def seed(n_steps: int, n_sessions: int):
 class Recorder:
     def __init__(self):
         self.lock = threading.Lock()
-        self.times: dict[str, list[float]] = {"load": [], "save": [], "ping": []}
+        self.times: dict[str, list[float]] = {"load": [], "frames": [], "save": [], "ping": []}
         self.acks: list[tuple[int, int, str]] = []  # (step id, version, text)
         self.conflicts = 0
         self.errors: list[str] = []
@@ -170,6 +171,8 @@ def client_loop(k, args, port, video_id, my_steps, session, stop_at, rec: Record
         body = None
         if kind == "load":
             method, url = "GET", f"/api/annotation/videos/{video_id}/workspace/"
+        elif kind == "frames":  # without If-None-Match: the first visit, the worst case
+            method, url = "GET", f"/api/annotation/videos/{video_id}/frame-times/"
         elif kind == "ping":
             method, url = "GET", "/api/annotation/ping/"
         else:
@@ -281,6 +284,7 @@ def main() -> int:
         shares = [steps[k :: args.clients] for k in range(args.clients)]
         connection.close()  # the client processes are forked: they must not share it
         ctx = multiprocessing.get_context("fork")
+        load_before = os.getloadavg()[0]
         queue = ctx.Queue()
         groups = [list(range(args.clients))[p :: args.processes] for p in range(args.processes)]
         stop_at = time.monotonic() + args.seconds + 1.0  # after every process has started
@@ -321,13 +325,15 @@ def main() -> int:
         print(f"\n{args.clients} clients, {args.seconds:.0f} s, think {args.think} s mean, "
               f"gunicorn {args.workers} workers x {args.threads} threads, PostgreSQL, "
               f"{os.cpu_count()} CPUs")  # fmt: skip
-        print(f"throughput {total / wall:.0f} req/s ({total} answered requests)")
-        print(f"{'request':<28}{'n':>7}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}")
+        print(f"throughput {total / wall:.0f} req/s ({total} answered requests); machine load "
+              f"average before/after: {load_before:.1f} / {os.getloadavg()[0]:.1f}")  # fmt: skip
+        print(f"{'request':<30}{'n':>7}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}")
         names = {"ping": "trivial (ping)", "save": "autosave (PATCH step)",
-                 "load": "workspace load (300 steps)"}  # fmt: skip
-        for kind in ("ping", "save", "load"):
+                 "load": "workspace load (300 steps)",
+                 "frames": "frame times (36,000 frames)"}  # fmt: skip
+        for kind in ("ping", "save", "load", "frames"):
             values = rec.times[kind]
-            print(f"{names[kind]:<28}{len(values):>7}{pct(values, .5) * 1e3:>9.1f}"
+            print(f"{names[kind]:<30}{len(values):>7}{pct(values, .5) * 1e3:>9.1f}"
                   f"{pct(values, .95) * 1e3:>9.1f}{max(values, default=float('nan')) * 1e3:>9.1f}")  # fmt: skip
         ping95 = pct(rec.times["ping"], 0.95)
         save95 = pct(rec.times["save"], 0.95)

@@ -8,7 +8,8 @@ probed. Writes happen in the services, inside one transaction; a bad request wri
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+import threading
+from collections import OrderedDict
 from pathlib import Path
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -92,15 +93,26 @@ class WorkspaceApi(APIView):
         )
 
 
-@lru_cache(maxsize=16)
-def _frame_times_json(video_id: int, sha256: str, blob: bytes) -> bytes:
-    # Keyed by the file's hash: the index of a given file never changes, so it is encoded once.
-    from media.timebase import decode_frame_times
+# The index of a given file never changes, so its JSON is encoded once per process and kept for
+# the most recently used files (a one-hour 30 fps index is about 1 MB of JSON).
+_FRAME_TIMES_CACHE: OrderedDict[str, bytes] = OrderedDict()
+_FRAME_TIMES_CACHE_SIZE = 8
+_FRAME_TIMES_LOCK = threading.Lock()
 
-    times = decode_frame_times(blob).tolist()
-    return json.dumps(
-        {"count": len(times), "frame_times_us": times}, separators=(",", ":")
-    ).encode()
+
+def _frame_times_json(video) -> bytes:
+    with _FRAME_TIMES_LOCK:
+        body = _FRAME_TIMES_CACHE.get(video.sha256)
+        if body is not None:
+            _FRAME_TIMES_CACHE.move_to_end(video.sha256)
+            return body
+    times = video.frame_times_us().tolist()
+    body = json.dumps({"count": len(times), "frame_times_us": times}, separators=(",", ":"))
+    with _FRAME_TIMES_LOCK:
+        _FRAME_TIMES_CACHE[video.sha256] = body.encode()
+        while len(_FRAME_TIMES_CACHE) > _FRAME_TIMES_CACHE_SIZE:
+            _FRAME_TIMES_CACHE.popitem(last=False)
+        return _FRAME_TIMES_CACHE[video.sha256]
 
 
 class FrameTimesApi(APIView):
@@ -116,7 +128,7 @@ class FrameTimesApi(APIView):
         if request.headers.get("If-None-Match") == etag:
             response = HttpResponse(status=304)
         else:
-            body = _frame_times_json(video.pk, video.sha256, bytes(video.frame_times))
+            body = _frame_times_json(video)
             response = HttpResponse(body, content_type="application/json")
         response["ETag"] = etag
         response["Cache-Control"] = "private, max-age=3600"
