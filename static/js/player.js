@@ -32,6 +32,29 @@ export class Player extends EventTarget {
     video.addEventListener("ratechange", () => this._emit());
   }
 
+  // Where frame 0 sits on this browser's timeline for this file, in µs. Containers differ (an
+  // MP4 without an edit list whose first picture is shown after B-frame reordering, a Matroska
+  // file starting at 1.5 s...) and browsers do not all start the timeline at the first frame the
+  // way ffmpeg's probe does, so the player asks the element: the mediaTime it reports for the
+  // first frame is the offset to add to every frame time.
+  async calibrate(fallbackUs = 0) {
+    const video = this.video;
+    if (!("requestVideoFrameCallback" in HTMLVideoElement.prototype)) return fallbackUs;
+    const attempt = (seconds) => new Promise((resolve) => {
+      let done = false;
+      video.requestVideoFrameCallback((now, meta) => {
+        done = true;
+        resolve(Math.round(meta.mediaTime * 1e6));
+      });
+      setTimeout(() => done || resolve(null), 1500);
+      video.currentTime = seconds;
+    });
+    // Seeking to 0 shows the first frame; if the element was already there and presents
+    // nothing new, a seek to a microsecond later does.
+    const origin = (await attempt(0)) ?? (await attempt(1e-6));
+    return origin === null ? fallbackUs : origin;
+  }
+
   get playing() {
     return !this.video.paused && !this.video.ended;
   }

@@ -84,6 +84,8 @@ class Workspace {
         else element.addEventListener("loadedmetadata", resolve, { once: true });
         element.addEventListener("error", resolve, { once: true });
       });
+      this.index.origin = await this.player.calibrate(this.video.origin_us || 0);
+      this.root.dataset.origin = String(this.index.origin);
       await this.player.seekFrame(first ? this.index.boundaryIndex(first.local.start_us) : 0);
     }
     this.root.dataset.ready = "true";

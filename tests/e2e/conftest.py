@@ -5,6 +5,8 @@ imported through the media pipeline."""
 from __future__ import annotations
 
 import os
+import subprocess
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -122,14 +124,30 @@ def shown_frame_number(page, selector: str = "[data-role=video]") -> int:
 
 @pytest.fixture(scope="session")
 def synth_files(tmp_path_factory):
-    """Two short frame-numbered videos, one constant and one variable frame rate."""
+    """Short frame-numbered videos: constant and variable frame rate, and two containers whose
+    timeline does not start at the first frame."""
+    from media.ffmpeg import ffmpeg_binary
     from media.synth import synth_video
 
     folder = tmp_path_factory.mktemp("synth")
-    return {
+    files = {
         "cfr": synth_video(folder / "cfr.mp4", seconds=6, fps=30, size=(320, 180)),
         "vfr": synth_video(folder / "vfr.mp4", seconds=6, fps=30, size=(320, 180), vfr=True),
     }
+    # The same pictures in containers whose timeline does not start at the first frame: an MP4
+    # without an edit list (its first picture comes after B-frame reordering) and a Matroska
+    # file that starts at 1.5 s. Browsers and ffmpeg disagree on where such files start.
+    for name, args in (
+        ("mp4-no-editlist.mp4", ["-use_editlist", "0"]),
+        ("mkv-offset.mkv", ["-output_ts_offset", "1.5"]),
+    ):
+        subprocess.run(
+            [ffmpeg_binary(), "-v", "error", "-i", str(files["cfr"].path), "-c", "copy", *args,
+             "-y", str(folder / name)],
+            check=True,
+        )  # fmt: skip
+        files[name.split(".")[0]] = SimpleNamespace(path=folder / name)
+    return files
 
 
 @pytest.fixture

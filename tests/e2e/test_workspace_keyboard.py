@@ -83,6 +83,21 @@ def test_stepping_shows_exactly_the_indexed_frame(open_as, import_video, annotat
     assert shown_frame_number(page) == last
 
 
+@pytest.mark.parametrize("kind", ["mp4-no-editlist", "mkv-offset"])
+def test_stepping_is_exact_when_the_container_timeline_does_not_start_at_the_first_frame(
+    open_as, import_video, annotator, kind
+):
+    video = import_video(kind, assign_to=annotator)
+    page = open_workspace(open_as(annotator), video)
+    wait_idle(page)
+    assert shown_frame_number(page) == 0
+    for expected in (1, 2, 3):
+        press(page, "ArrowRight")
+        assert shown_frame_number(page) == expected
+    go_to(page, 40)
+    assert shown_frame_number(page) == 40
+
+
 @pytest.mark.parametrize("kind", ["cfr", "vfr"])
 def test_play_to_cutoff_stops_on_the_last_frame_before_the_cutoff(
     open_as, import_video, annotator, kind
