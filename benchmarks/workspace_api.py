@@ -69,7 +69,9 @@ def parse_args():
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--database", default=f"bench_workspace_{os.getpid()}")
     parser.add_argument(
-        "--mix", default="load=1,frames=0.5,save=6,ping=3", help="relative weights of the request kinds"
+        "--mix",
+        default="load=1,frames=0.5,save=6,ping=3",
+        help="relative weights of the request kinds",
     )
     return parser.parse_args()
 
