@@ -324,3 +324,23 @@ def test_a_retracted_step_has_no_preview(anna, step):
     anna.post(f"{API}/steps/{step.pk}/retract/", {"version": 1})
     r = anna.post(f"{API}/steps/{step.pk}/preview/")
     assert r.status_code == 400 and "status" in r.json()["errors"]
+
+
+@pytest.mark.parametrize(
+    ("at", "first", "second"),
+    [
+        # cutoff and outcome before the split: the second part gets its end as both marks
+        (18, (0, 10, 15, 18), (18, 20, 20, 20)),
+        # the split falls between cutoff and outcome: the outcome moves to the second part
+        (12, (0, 10, 12, 12), (12, 15, 15, 20)),
+        # the split falls before the cutoff: both marks move to the second part
+        (5, (0, 5, 5, 5), (5, 10, 15, 20)),
+    ],
+)
+def test_split_marks_keep_every_rule_in_both_parts(at, first, second):
+    from annotation.services import split_marks
+
+    a, b = split_marks(start_us=0, cutoff_us=10, outcome_us=15, end_us=20, at_us=at)
+    assert tuple(a.values()) == first and tuple(b.values()) == second
+    for part in (a, b):
+        assert part["start_us"] < part["cutoff_us"] <= part["outcome_us"] <= part["end_us"]
