@@ -177,60 +177,67 @@ def _setpts_expr(times: np.ndarray, clip: ClipOutput, factor: Fraction) -> str:
 # --- rendering ------------------------------------------------------------------------------------
 
 
+def _clip_branch(k: int, src: SourceRef, clip: ClipOutput, alone: bool) -> tuple[str, list]:
+    """Filter-graph branch and output arguments of one clip."""
+    w, h = clip.size
+    _, _, factor = clip_output_times(src.frame_times_us, clip)
+    select = "" if alone else f"select={_select_expr(src, clip.indices)},"
+    graph = (
+        f"[s{k}]{select}settb=1/1000000,"
+        f"setpts={_setpts_expr(src.frame_times_us, clip, factor)},"
+        f"scale={w}:{h}:flags=bicubic,format=yuv420p[o{k}]"
+    )
+    args = ["-map", f"[o{k}]", "-frames:v", str(len(clip.indices)),
+            "-fps_mode", "passthrough", "-enc_time_base:v", "1/1000000",
+            "-c:v", "libx264", "-preset", clip.preset, "-pix_fmt", "yuv420p"]  # fmt: skip
+    if clip.intra_qp is not None:
+        args += ["-qp", str(clip.intra_qp), "-g", "1", "-bf", "0", "-x264-params", "keyint=1"]
+    else:
+        args += ["-crf", str(clip.crf)]
+    # A stretched timeline has no honest sound track, so stretched clips are silent.
+    if clip.audio and src.has_audio and factor == 1:
+        args += ["-map", "0:a:0", "-af", _audio_filter(src, clip), "-c:a", "aac", "-b:a", "96k"]
+    else:
+        args += ["-an"]
+    args += ["-sn", "-dn", "-map_metadata", "-1", "-movflags", "+faststart",
+             "-video_track_timescale", "1000000", "-f", "mp4", "-y",
+             file_url(clip.path)]  # fmt: skip
+    return graph, args
+
+
+def _frames_branch(k: int, src: SourceRef, frames: FramesOutput, alone: bool) -> tuple[str, list]:
+    """Filter-graph branch and output arguments of one frame set (each distinct frame once)."""
+    w, h = frames.size
+    unique = sorted(set(frames.indices))
+    select = "" if alone else f"select={_select_expr(src, unique)},"
+    graph = f"[s{k}]{select}scale={w}:{h}:flags=bicubic,format=rgb24[o{k}]"
+    frames.directory.mkdir(parents=True, exist_ok=True)
+    args = ["-map", f"[o{k}]", "-frames:v", str(len(unique)), "-fps_mode", "passthrough",
+            "-c:v", "png", "-f", "image2", "-start_number", "0", "-y",
+            file_url(frames.directory / "u%03d.png")]  # fmt: skip
+    return graph, args
+
+
 def render(src: SourceRef, outputs: list[ClipOutput | FramesOutput], *, seek: bool = True) -> None:
     """Write every output in one ffmpeg run (one decode of the union of their frames)."""
     if not outputs:
         return
     wanted = sorted({i for o in outputs for i in o.indices})
     seek_to = _seek_seconds(src, wanted[0]) if seek else None
-    branches = len(outputs)
-    graph = [f"[0:v]select={_select_expr(src, wanted)}"]
-    graph[0] += (
-        f",split={branches}" + "".join(f"[s{k}]" for k in range(branches))
-        if (branches > 1)
-        else "[s0]"
-    )
+    labels = "".join(f"[s{k}]" for k in range(len(outputs)))
+    split = f",split={len(outputs)}{labels}" if len(outputs) > 1 else "[s0]"
+    graph = [f"[0:v]select={_select_expr(src, wanted)}{split}"]
     out_args: list[str] = []
+    alone = len(outputs) == 1  # the first select already passes exactly this output's frames
     for k, output in enumerate(outputs):
-        w, h = output.size
-        if isinstance(output, ClipOutput):
-            _, _, factor = clip_output_times(src.frame_times_us, output)
-            select = f"select={_select_expr(src, output.indices)}," if len(outputs) > 1 else ""
-            graph.append(
-                f"[s{k}]{select}settb=1/1000000,"
-                f"setpts={_setpts_expr(src.frame_times_us, output, factor)},"
-                f"scale={w}:{h}:flags=bicubic,format=yuv420p[o{k}]"
-            )
-            out_args += ["-map", f"[o{k}]", "-frames:v", str(len(output.indices)),
-                         "-fps_mode", "passthrough", "-enc_time_base:v", "1/1000000",
-                         "-c:v", "libx264", "-preset", output.preset,
-                         "-pix_fmt", "yuv420p"]  # fmt: skip
-            if output.intra_qp is not None:
-                out_args += ["-qp", str(output.intra_qp), "-g", "1", "-bf", "0",
-                             "-x264-params", "keyint=1"]  # fmt: skip
-            else:
-                out_args += ["-crf", str(output.crf)]
-            # A stretched timeline has no honest sound track, so stretched clips are silent.
-            if output.audio and src.has_audio and factor == 1:
-                out_args += ["-map", "0:a:0", "-af", _audio_filter(src, output),
-                             "-c:a", "aac", "-b:a", "96k"]  # fmt: skip
-            else:
-                out_args += ["-an"]
-            out_args += ["-sn", "-dn", "-map_metadata", "-1", "-movflags", "+faststart",
-                         "-video_track_timescale", "1000000", "-f", "mp4", "-y",
-                         file_url(output.path)]  # fmt: skip
-        else:
-            unique = sorted(set(output.indices))
-            select = f"select={_select_expr(src, unique)}," if len(outputs) > 1 else ""
-            graph.append(f"[s{k}]{select}scale={w}:{h}:flags=bicubic,format=rgb24[o{k}]")
-            output.directory.mkdir(parents=True, exist_ok=True)
-            out_args += ["-map", f"[o{k}]", "-frames:v", str(len(unique)),
-                         "-fps_mode", "passthrough", "-c:v", "png", "-f", "image2",
-                         "-start_number", "0", "-y",
-                         file_url(output.directory / "u%03d.png")]  # fmt: skip
+        branch = _clip_branch if isinstance(output, ClipOutput) else _frames_branch
+        part, args = branch(k, src, output, alone)
+        graph.append(part)
+        out_args += args
     args = ["-copyts", "-start_at_zero", *input_args(src.path, demuxer=src.demuxer,
                                                        seek_seconds=seek_to)]  # fmt: skip
     if seek_to is not None:
+        # Land on the keyframe and keep every decoded frame: select does the exact cut.
         args.insert(args.index("-ss"), "-noaccurate_seek")
     run_ffmpeg([*args, "-filter_complex", ";".join(graph), *out_args], loglevel="error")
     for output in outputs:

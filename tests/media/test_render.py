@@ -201,3 +201,18 @@ def test_a_failed_render_records_its_reason_and_nothing_ready(import_source, cfr
     assert "ffmpeg" in media.error or "clip" in media.error
     assert media.path == ""
     assert not list(Path(default_storage.path("renders")).rglob("*.mp4"))
+
+
+def test_audio_profile_keeps_sound_and_frames(import_source, audio_video):
+    from media.probe import probe_file
+
+    video = import_source(audio_video)
+    times = video.frame_times_us()
+    step = step_at(times, 10, 30, 31, 32)
+    silent = media_render(media_id=media_request(video=video, condition="official",
+                                                 step=step).pk)  # fmt: skip
+    sound = media_render(media_id=media_request(video=video, condition="official", step=step,
+                                                profile="clip_audio").pk)  # fmt: skip
+    assert probe_file(default_storage.path(silent.path)).has_audio is False  # blinded default
+    assert probe_file(default_storage.path(sound.path)).has_audio is True
+    assert _clip_numbers(sound) == _clip_numbers(silent) == list(range(10, 30))
