@@ -68,6 +68,7 @@ export class StepStore extends EventTarget {
   }
 
   _changed(id = null) {
+    this._active = null;
     this.dispatchEvent(new CustomEvent("change", { detail: { id } }));
   }
 
@@ -81,10 +82,15 @@ export class StepStore extends EventTarget {
   }
 
   // Active steps ordered by (local) start time.
+  // Sorted once per change (every mutation goes through _changed): the timeline validates every
+  // step on each render, and a video has hundreds.
   active() {
-    return [...this.steps.values()]
-      .filter((e) => e.server.status === "active")
-      .sort((a, b) => a.local.start_us - b.local.start_us || a.id - b.id);
+    if (!this._active) {
+      this._active = [...this.steps.values()]
+        .filter((e) => e.server.status === "active")
+        .sort((a, b) => a.local.start_us - b.local.start_us || a.id - b.id);
+    }
+    return this._active;
   }
 
   retracted() {
@@ -181,10 +187,12 @@ export class StepStore extends EventTarget {
     if (!(v.cutoff_us <= v.outcome_us)) add("outcome_us", "The outcome cannot come before the cutoff.");
     if (!(v.outcome_us <= v.end_us)) add("end_us", "The end cannot come before the outcome.");
     if (v.end_us - v.start_us > this.maxStepUs) add("end_us", "A micro-step lasts at most 10 seconds.");
-    const others = this.active().filter((e) => e.id !== entry.id);
-    const clash = others.find((e) => e.local.start_us < v.end_us && e.local.end_us > v.start_us);
+    const steps = this.active();
+    const clash = steps.find(
+      (e) => e.id !== entry.id && e.local.start_us < v.end_us && e.local.end_us > v.start_us,
+    );
     if (clash) {
-      const n = this.active().indexOf(clash) + 1;
+      const n = steps.indexOf(clash) + 1;
       add("start_us", `Overlaps step ${n} [${clash.local.start_us}, ${clash.local.end_us}) of this video.`);
     }
     return errors;

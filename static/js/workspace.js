@@ -132,7 +132,16 @@ class Workspace {
     this.chooseMark("start_us");
   }
 
+  // Store changes come with every keystroke; the DOM is redrawn once per animation frame.
   _storeChanged() {
+    if (this._redraw) return;
+    this._redraw = requestAnimationFrame(() => {
+      this._redraw = null;
+      this._redrawNow();
+    });
+  }
+
+  _redrawNow() {
     if (this.current !== null) {
       const entry = this.store.get(this.current);
       if (!entry || entry.server.status !== "active") this.current = null;
