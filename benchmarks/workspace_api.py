@@ -20,7 +20,7 @@ lost writes.
 Run from the repository root (PostgreSQL must be reachable; the database named by --database is
 created and dropped):
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python benchmarks/workspace_api.py
-Options: --clients 50 --seconds 20 --think 0.5 --workers 3 --threads 8 --steps 300
+Options: --clients 50 --seconds 20 --warmup 3 --think 0.5 --workers 3 --threads 8 --steps 300
 """
 
 from __future__ import annotations
@@ -58,6 +58,9 @@ def parse_args():
         help="mean pause between a client's requests, seconds (uniform 0..2x)",
     )
     parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument(
+        "--warmup", type=float, default=3.0, help="seconds of load before measuring starts"
+    )
     parser.add_argument(
         "--processes",
         type=int,
@@ -166,6 +169,10 @@ def client_loop(k, args, port, video_id, my_steps, session, stop_at, rec: Record
     versions = dict(my_steps)
     ids = list(versions)
     kinds, wts = zip(*weights.items(), strict=True)
+    # Latencies count from the end of the warm-up (every client connected, every server thread
+    # holding its database connection); saves are checked for loss from the very first one.
+    measure_from = stop_at - args.seconds
+    time.sleep(rng.uniform(0, 2 * args.think))  # clients do not all start in the same instant
     n = 0
     while time.monotonic() < stop_at:
         kind = rng.choices(kinds, wts)[0]
@@ -198,7 +205,8 @@ def client_loop(k, args, port, video_id, my_steps, session, stop_at, rec: Record
         elapsed = time.perf_counter() - t0
         with rec.lock:
             if response.status == 200:
-                rec.times[kind].append(elapsed)
+                if time.monotonic() - elapsed >= measure_from:
+                    rec.times[kind].append(elapsed)
                 if kind == "save":  # only small answers are parsed; a load is just read
                     saved = json.loads(data)["steps"][0]
                     versions[step_id] = saved["version"]
@@ -221,7 +229,7 @@ def client_process(group, args, port, video_id, shares, sessions, stop_at, weigh
                                                    stop_at, rec, weights))
         for k, share, session in zip(group, shares, sessions, strict=True)
     ]  # fmt: skip
-    while time.monotonic() < stop_at - args.seconds:
+    while time.monotonic() < stop_at - args.seconds - args.warmup:
         time.sleep(0.01)
     for t in threads:
         t.start()
@@ -279,9 +287,6 @@ def main() -> int:
         weights = {k: float(v) for k, v in (p.split("=") for p in args.mix.split(","))}
 
         # Warm every worker (imports, first connections) outside the measurement.
-        warm = Recorder()
-        client_loop(-1, argparse.Namespace(think=0), port, video_id, steps[:1], sessions[0],
-                    time.monotonic() + 2, warm, {"load": 1, "ping": 1})  # fmt: skip
 
         shares = [steps[k :: args.clients] for k in range(args.clients)]
         connection.close()  # the client processes are forked: they must not share it
@@ -289,7 +294,8 @@ def main() -> int:
         load_before = os.getloadavg()[0]
         queue = ctx.Queue()
         groups = [list(range(args.clients))[p :: args.processes] for p in range(args.processes)]
-        stop_at = time.monotonic() + args.seconds + 1.0  # after every process has started
+        # Everyone starts together once every process is up, warms up, then is measured.
+        stop_at = time.monotonic() + 1.0 + args.warmup + args.seconds
         procs = [
             ctx.Process(target=client_process, args=(group, args, port, video_id,
                                                      [shares[k] for k in group],
@@ -324,7 +330,8 @@ def main() -> int:
         connection.close()
 
         total = sum(len(v) for v in rec.times.values())
-        print(f"\n{args.clients} clients, {args.seconds:.0f} s, think {args.think} s mean, "
+        print(f"\n{args.clients} clients, {args.seconds:.0f} s measured after {args.warmup:.0f} s "
+              f"of warm-up, think {args.think} s mean, "
               f"gunicorn {args.workers} workers x {args.threads} threads, PostgreSQL, "
               f"{os.cpu_count()} CPUs")  # fmt: skip
         print(f"throughput {total / wall:.0f} req/s ({total} answered requests); machine load "
