@@ -8,15 +8,11 @@ hashes, so editing the draft design later changes nothing frozen.
 
 from __future__ import annotations
 
-import json
-
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.db.models.functions import Length
-from django.db.models.lookups import Exact
 
-from annotation.models.releases import NAME_VALIDATOR, FrozenError, SealedQuerySet
+from annotation.models.releases import NAME_VALIDATOR, FrozenError, Sealed, SealedQuerySet
 
 
 class Kind(models.TextChoices):
@@ -85,7 +81,7 @@ class ManifestSampleQuerySet(SealedQuerySet):
         return super().bulk_create(objs, *args, **kwargs)
 
 
-class Manifest(models.Model):
+class Manifest(Sealed):
     """A frozen subset of a release: design, seed, sample list and both SHA-256 values."""
 
     name = models.CharField(max_length=80, unique=True, validators=[NAME_VALIDATOR])
@@ -103,57 +99,18 @@ class Manifest(models.Model):
         related_name="manifests",
         help_text="The draft it was frozen from (the manifest keeps its own copy)",
     )
-    sample_count = models.PositiveIntegerField(default=0)
-    sample_list_sha256 = models.CharField(max_length=64, blank=True)
-    records_sha256 = models.CharField(max_length=64, blank=True)
-    manifest_sha256 = models.CharField(max_length=64, blank=True)
-    manifest_text = models.TextField(blank=True, help_text="Canonical JSON: the hashed bytes")
-    frozen_at = models.DateTimeField(null=True, blank=True)
-    frozen_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-
     objects = ManifestQuerySet.as_manager()
+    correction_hint = "freeze a new one instead"
 
     class Meta:
         ordering = ["-frozen_at", "-id"]
         constraints = [
-            models.CheckConstraint(
-                condition=Q(frozen_at__isnull=True)
-                | (
-                    Exact(Length("sample_list_sha256"), 64)
-                    & Exact(Length("records_sha256"), 64)
-                    & Exact(Length("manifest_sha256"), 64)
-                ),
-                name="manifest_frozen_has_hashes",
-            ),
+            *Sealed.Meta.constraints,
             models.CheckConstraint(condition=Q(kind__in=Kind.values), name="manifest_kind_valid"),
             models.CheckConstraint(
                 condition=Q(method__in=Method.values), name="manifest_method_valid"
             ),
         ]
-
-    def __str__(self) -> str:
-        return self.name
-
-    def save(self, *args, **kwargs):
-        if (
-            self.pk is not None
-            and Manifest.objects.filter(pk=self.pk, frozen_at__isnull=False).exists()
-        ):
-            raise FrozenError(f"Manifest {self.name} is frozen; freeze a new one instead.")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise FrozenError("Manifests are never deleted.")
-
-    @property
-    def is_frozen(self) -> bool:
-        return self.frozen_at is not None
-
-    @property
-    def manifest(self) -> dict:
-        return json.loads(self.manifest_text) if self.manifest_text else {}
 
 
 class ManifestSample(models.Model):

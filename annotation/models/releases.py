@@ -70,17 +70,10 @@ class ReleaseStepQuerySet(SealedQuerySet):
         return super().bulk_create(objs, *args, **kwargs)
 
 
-class Release(models.Model):
-    class Origin(models.TextChoices):
-        FROZEN = "frozen", "Frozen here"
-        IMPORTED = "imported", "Imported from a bundle"
+class Sealed(models.Model):
+    """What a release and a manifest share: both SHA-256 values, the canonical manifest text, and
+    the seal. Once ``frozen_at`` is set the row never changes and is never deleted."""
 
-    name = models.CharField(max_length=80, unique=True, validators=[NAME_VALIDATOR])
-    parent = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections"
-    )
-    note = models.TextField(blank=True, help_text="Why it was made; not part of the hashes")
-    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.FROZEN)
     sample_count = models.PositiveIntegerField(default=0)
     sample_list_sha256 = models.CharField(max_length=64, blank=True)
     records_sha256 = models.CharField(max_length=64, blank=True)
@@ -93,14 +86,11 @@ class Release(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
 
-    objects = ReleaseQuerySet.as_manager()
+    correction_hint = "make a new version instead"
 
     class Meta:
-        ordering = ["-frozen_at", "-id"]
+        abstract = True
         constraints = [
-            models.CheckConstraint(
-                condition=Q(origin__in=["frozen", "imported"]), name="release_origin_valid"
-            ),
             models.CheckConstraint(
                 condition=Q(frozen_at__isnull=True)
                 | (
@@ -108,9 +98,8 @@ class Release(models.Model):
                     & Exact(Length("records_sha256"), 64)
                     & Exact(Length("manifest_sha256"), 64)
                 ),
-                name="release_frozen_has_hashes",
+                name="%(class)s_frozen_has_hashes",
             ),
-            models.CheckConstraint(condition=~Q(parent=F("id")), name="release_not_own_parent"),
         ]
 
     def __str__(self) -> str:
@@ -119,13 +108,14 @@ class Release(models.Model):
     def save(self, *args, **kwargs):
         if (
             self.pk is not None
-            and Release.objects.filter(pk=self.pk, frozen_at__isnull=False).exists()
+            and type(self).objects.filter(pk=self.pk, frozen_at__isnull=False).exists()
         ):
-            raise FrozenError(f"Release {self.name} is frozen; make a correction instead.")
+            name = self._meta.verbose_name.capitalize()
+            raise FrozenError(f"{name} {self.name} is frozen; {self.correction_hint}.")
         super().save(*args, **kwargs)
 
     def delete(self, *args, **kwargs):
-        raise FrozenError("Releases are never deleted.")
+        raise FrozenError(f"{self._meta.verbose_name_plural.capitalize()} are never deleted.")
 
     @property
     def is_frozen(self) -> bool:
@@ -134,6 +124,31 @@ class Release(models.Model):
     @property
     def manifest(self) -> dict:
         return json.loads(self.manifest_text) if self.manifest_text else {}
+
+
+class Release(Sealed):
+    class Origin(models.TextChoices):
+        FROZEN = "frozen", "Frozen here"
+        IMPORTED = "imported", "Imported from a bundle"
+
+    name = models.CharField(max_length=80, unique=True, validators=[NAME_VALIDATOR])
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections"
+    )
+    note = models.TextField(blank=True, help_text="Why it was made; not part of the hashes")
+    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.FROZEN)
+    objects = ReleaseQuerySet.as_manager()
+    correction_hint = "make a correction instead"
+
+    class Meta:
+        ordering = ["-frozen_at", "-id"]
+        constraints = [
+            *Sealed.Meta.constraints,
+            models.CheckConstraint(
+                condition=Q(origin__in=["frozen", "imported"]), name="release_origin_valid"
+            ),
+            models.CheckConstraint(condition=~Q(parent=F("id")), name="release_not_own_parent"),
+        ]
 
 
 class ReleaseStep(models.Model):
