@@ -17,6 +17,7 @@ from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -61,9 +62,24 @@ def _changed(*steps: MicroStep, replayed: bool = False, code: int = 200) -> Resp
     return Response({"steps": [step_payload(x) for x in steps], "replayed": replayed}, status=code)
 
 
+class InvalidInput(APIException):
+    """A malformed request, answered in the same shape as a broken rule: {detail, errors}."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+
+    def __init__(self, errors: dict):
+        flat = {
+            field: [str(m) for m in (msgs if isinstance(msgs, list) else [msgs])]
+            for field, msgs in errors.items()
+        }
+        first = next(iter(flat.values()), ["Invalid request."])
+        super().__init__({"detail": f"{first[0]}", "errors": flat})
+
+
 def _valid(serializer_class, request: Request) -> dict:
     serializer = serializer_class(data=request.data)
-    serializer.is_valid(raise_exception=True)
+    if not serializer.is_valid():
+        raise InvalidInput(serializer.errors)
     return dict(serializer.validated_data)
 
 

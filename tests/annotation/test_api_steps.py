@@ -96,13 +96,15 @@ def test_overlapping_create_is_refused(anna, video, step):
 def test_malformed_values_get_400(anna, step, body):
     r = anna.patch(f"{API}/steps/{step.pk}/", {"version": 1, **body})
     assert r.status_code == 400
+    assert set(r.json()["errors"]) == set(body)
     step.refresh_from_db()
     assert step.version == 1
 
 
 def test_a_save_without_version_is_refused(anna, step):
     r = anna.patch(f"{API}/steps/{step.pk}/", {"local_intent": "x"})
-    assert r.status_code == 400 and "version" in r.json()
+    assert r.status_code == 400 and "version" in r.json()["errors"]
+    assert r.json()["detail"] == "This field is required."
     assert StepRevision.objects.filter(step=step).count() == 1
 
 
