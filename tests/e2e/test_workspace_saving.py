@@ -77,6 +77,21 @@ def test_two_editors_get_the_conflict_view_and_both_texts_survive(
     assert revision.author == annotator and revision.previous["local_intent"] == (
         "Open the box with a knife"
     )
+    # The history panel shows both edits: who, and the diff of each.
+    mine.keyboard.press("h")
+    mine.wait_for_selector("[data-role=history] .revision[data-version='3']")
+    latest = mine.locator("[data-role=history] .revision[data-version='3']")
+    assert "anna" in latest.locator(".revision-head").inner_text()
+    row = latest.locator("tr[data-field=local_intent]")
+    assert row.locator(".before").inner_text() == "Open the box with a knife"
+    assert row.locator(".after").inner_text() == (
+        "Open the box with a knife / Lift the lid of the box"
+    )
+    theirs_row = mine.locator(
+        "[data-role=history] .revision[data-version='2'] tr[data-field=local_intent] .after"
+    )
+    assert theirs_row.inner_text() == "Open the box with a knife"
+    assert "ada" in mine.inner_text("[data-role=history] .revision[data-version='2']")
 
 
 def test_an_edit_made_offline_reaches_the_server_once_when_it_is_back(
