@@ -346,3 +346,14 @@ def test_split_marks_keep_every_rule_in_both_parts(at, first, second):
     assert tuple(a.values()) == first and tuple(b.values()) == second
     for part in (a, b):
         assert part["start_us"] < part["cutoff_us"] <= part["outcome_us"] <= part["end_us"]
+
+
+def test_a_uid_of_someone_elses_step_is_refused(anna, login, admin_user, video):
+    uid = str(uuid.uuid4())
+    body = {**times(0, S, S, 2 * S), "uid": uid}
+    assert login(admin_user).post(f"{API}/videos/{video.pk}/steps/", body).status_code == 201
+    r = anna.post(
+        f"{API}/videos/{video.pk}/steps/", {**times(3 * S, 4 * S, 4 * S, 5 * S), "uid": uid}
+    )
+    assert r.status_code == 400 and "uid" in r.json()["errors"]
+    assert MicroStep.objects.count() == 1
