@@ -28,6 +28,7 @@ export const BINDINGS = [
     [["x"], "split the current step at this frame", "split"],
     [["m"], "merge the current step with the next", "merge"],
     [["Delete"], "retract the current step (its rows are kept)", "retract"],
+    [["u"], "restore the step retracted last", "restore-last"],
     [["Enter"], "write labels (focus Local intent)", "edit"],
     [["Escape"], "leave a text field, close a panel", "escape"],
     [["Ctrl+s"], "save now", "save"],

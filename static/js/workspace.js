@@ -338,6 +338,13 @@ class Workspace {
     }
   }
 
+  restoreLast() {
+    const last = this.store.retracted()
+      .sort((a, b) => b.server.updated_at.localeCompare(a.server.updated_at))[0];
+    if (!last) return this.say("No retracted step to restore.", "error");
+    return this.restore(last.id);
+  }
+
   neighbour(direction) {
     const steps = this.store.active();
     if (!steps.length) return;
@@ -399,6 +406,7 @@ class Workspace {
       case "split": return this.split();
       case "merge": return this.merge();
       case "retract": return this.structural("retract", {}, "Retracted: the step left the timeline; restore it from the list below.");
+      case "restore-last": return this.restoreLast();
       case "edit": return this.panel.focusLabel();
       case "save": return this.saver.flushAll();
       case "history": return entry ? this.history.show(entry.id) : undefined;

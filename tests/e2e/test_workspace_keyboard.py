@@ -245,6 +245,17 @@ def test_split_merge_nudge_and_retract_from_the_keyboard(open_as, import_video, 
     page.wait_for_function("() => document.querySelectorAll('.tl-step').length === 0")
     first.refresh_from_db()
     assert first.status == "retracted" and MicroStep.objects.filter(video=video).count() == 2
+    page.keyboard.press("u")  # restore the step retracted last
+    page.wait_for_function("() => document.querySelectorAll('.tl-step').length === 1")
+    first.refresh_from_db()
+    assert (first.status, first.end_us) == ("active", times[30])
+    assert list(first.revisions.values_list("action", flat=True)) == [
+        "create",
+        "split",
+        "merge",
+        "retract",
+        "restore",
+    ]
     # Help overlay on "?"
     page.keyboard.press("?")
     assert page.is_visible("[data-role=help]")
