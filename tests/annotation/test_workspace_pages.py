@@ -3,6 +3,7 @@ inline script, enforced CSP), the history page, and the player's media endpoints
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 
@@ -110,6 +111,10 @@ def test_frame_times_are_the_index_and_revalidate_by_etag(login, video, annotato
     assert body["frame_times_us"] == video.frame_times_us().tolist()
     again = anna.get(f"{API}/videos/{video.pk}/frame-times/", HTTP_IF_NONE_MATCH=r["ETag"])
     assert again.status_code == 304
+    zipped = anna.get(f"{API}/videos/{video.pk}/frame-times/", HTTP_ACCEPT_ENCODING="gzip, br")
+    assert zipped["Content-Encoding"] == "gzip" and "Accept-Encoding" in zipped["Vary"]
+    assert json.loads(gzip.decompress(zipped.content)) == body
+    assert len(zipped.content) < len(r.content) / 3
 
 
 def test_the_source_is_served_with_ranges_to_the_assignee_only(
