@@ -34,10 +34,22 @@ export class ConflictView extends EventTarget {
     this.id = id;
     const stored = entry.conflict;
     const mine = entry.local;
-    const fields = EDITABLE.filter((name) => !same(cleaned(name, mine[name]), stored[name]));
-    this.note.textContent = fields.length
-      ? `${stored.version > entry.base ? "Someone" : "The server"} saved version ${stored.version} while you edited version ${entry.base}. Choose what to keep for each field; both versions stay in the history.`
-      : `Version ${stored.version} was saved in between and already holds your values.`;
+    const before = entry.server; // what the edits were made on
+    // A restored draft may be based on an older version than the one loaded, whose values the
+    // page no longer has: then every field the draft changes is shown.
+    const baseUnknown = entry.base < before.version;
+    const edited = (name) => !same(cleaned(name, mine[name]), before[name]);
+    // Only a field both sides changed needs a decision; a field only they changed follows the
+    // stored step, one only you changed keeps your value (resolveConflict applies both rules).
+    const fields = EDITABLE.filter((name) => edited(name)
+      && !same(cleaned(name, mine[name]), stored[name])
+      && (baseUnknown || !same(stored[name], before[name])));
+    const theirs = EDITABLE.filter((name) => !edited(name) && !same(stored[name], before[name]));
+    const parts = [`Version ${stored.version} was saved while you edited version ${entry.base}.`];
+    if (fields.length) parts.push("Choose what to keep where you both changed something; both versions stay in the history.");
+    else parts.push("You did not change the same fields: saving puts your edits on top of it.");
+    if (theirs.length) parts.push(`Taken from the stored version: ${theirs.map((n) => LABELS[n]).join(", ")}.`);
+    this.note.textContent = parts.join(" ");
     this.rows.replaceChildren(...fields.map((name) => this._row(name, stored[name], mine[name])));
     this.root.hidden = false;
     const first = this.rows.querySelector("textarea, input");
@@ -144,7 +156,7 @@ export class ConflictView extends EventTarget {
   _takeStored() {
     if (this.id === null) return;
     const id = this.id;
-    this.store.resolveConflict(id, {});
+    this.store.resolveConflict(id, {}, { discardMine: true });
     this.close();
     this.dispatchEvent(new CustomEvent("resolved", { detail: { id } }));
   }

@@ -159,14 +159,24 @@ export class StepStore extends EventTarget {
 
   // The annotator merged their values with the stored step: the stored step becomes the base
   // and the merged values are the local edits, saved on top of it.
-  resolveConflict(id, merged) {
+  // Fields outside ``merged`` keep the annotator's own edits (made before or while the conflict
+  // view was open) unless ``discardMine``; everything else follows the stored step.
+  resolveConflict(id, merged, { discardMine = false } = {}) {
     const entry = this.steps.get(id);
     if (!entry || !entry.conflict) return;
+    const before = entry.server;
+    const stored = editableOf(entry.conflict);
+    const local = { ...stored };
+    if (!discardMine) {
+      for (const name of EDITABLE) {
+        if (!same(cleaned(name, entry.local[name]), before[name])) local[name] = entry.local[name];
+      }
+    }
     entry.server = entry.conflict;
     entry.base = entry.conflict.version;
     entry.conflict = null;
     entry.serverErrors = {};
-    entry.local = { ...editableOf(entry.server), ...merged };
+    entry.local = { ...local, ...merged };
     this._changed(id);
   }
 

@@ -160,3 +160,29 @@ def test_an_unsaved_draft_survives_closing_the_page_and_is_then_saved(
     state(page, "saved")
     assert page.input_value("[name=local_intent]") == "Open the box slowly"
     assert texts(step) == ["Open the box", "Open the box slowly"]
+
+
+def test_a_conflict_on_other_fields_keeps_both_sides_without_a_question(
+    open_as, annotator, admin_user, video, step
+):
+    mine = open_workspace(open_as(annotator), video)
+    theirs = open_workspace(open_as(admin_user), video)
+    wait_idle(mine)
+    wait_idle(theirs)
+    theirs.fill("[name=next_step]", "Cut the tape")
+    state(theirs, "saved")
+    mine.fill("[name=procedural_intent]", "To get at the contents")
+    state(mine, "conflict")
+    conflict = mine.locator("[data-role=conflict]")
+    assert conflict.locator(".conflict-row").count() == 0
+    assert "Taken from the stored version: Next step." in conflict.inner_text()
+    mine.fill("[name=local_intent]", "Open the box now")  # typed while the view is open
+    conflict.locator("[data-action=save-merged]").click()
+    state(mine, "saved")
+    step.refresh_from_db()
+    assert (step.local_intent, step.procedural_intent, step.next_step) == (
+        "Open the box now",
+        "To get at the contents",
+        "Cut the tape",
+    )
+    assert mine.input_value("[name=next_step]") == "Cut the tape"
