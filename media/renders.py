@@ -175,11 +175,15 @@ def media_request(
     return media_for_window(video=video, window=window, profile=profile, seed=seed)
 
 
-def media_enqueue(*, media_ids: Iterable[int]) -> None:
-    from media.tasks import render_medium
+def media_enqueue(*, media_ids: Iterable[int] = (), groups: Iterable[list[int]] = ()) -> None:
+    """Queue renders after the surrounding transaction commits: one task per medium, and one
+    task per group of media of one source that should share a decode."""
+    from media.tasks import render_media_group, render_medium
 
     for media_id in media_ids:
         transaction.on_commit(partial(render_medium.delay, media_id))
+    for group in groups:
+        transaction.on_commit(partial(render_media_group.delay, list(group)))
 
 
 def media_rerun(*, media_ids: Iterable[int] | None = None) -> int:
@@ -297,11 +301,11 @@ def _retarget(output, target: Path):
     return replace(output, directory=target)
 
 
-def media_render(*, media_id: int) -> RenderedMedia | None:
-    """Render one medium if it is not ready. Safe to run twice, concurrently or after a crash."""
-    media = RenderedMedia.objects.select_related("video").filter(pk=media_id).first()
-    if media is None or media.status == RenderedMedia.Status.READY:
-        return media
+RENDER_ERRORS = (FFmpegError, RenderVerificationError, MediaRejected, OSError)
+
+
+def _claim(media_id: int) -> RenderedMedia | None:
+    """Take a medium that is not ready (conditional UPDATE); None if it is ready or gone."""
     claimed = (
         RenderedMedia.objects.filter(pk=media_id)
         .exclude(status=RenderedMedia.Status.READY)
@@ -313,33 +317,29 @@ def media_render(*, media_id: int) -> RenderedMedia | None:
         )
     )
     if claimed != 1:
-        return media
-    media.refresh_from_db()
-    src = _source_ref(media.video)
-    final_name = _final_name(media)
-    final = Path(default_storage.path(final_name))
+        return None
+    return RenderedMedia.objects.select_related("video").get(pk=media_id)
+
+
+def _final_path(media: RenderedMedia) -> Path:
+    final = Path(default_storage.path(_final_name(media)))
     final.parent.mkdir(parents=True, exist_ok=True)
+    return final
 
-    try:
-        if final.exists():
-            # A previous run died after moving its verified output into place: record it.
-            found = _verify(_output(media, final), src.frame_times_us)
-        else:
-            _remove_stale_temps(media.key)
-            found = _render_to(media, src, final)
-    except (FFmpegError, RenderVerificationError, MediaRejected, OSError) as exc:
-        RenderedMedia.objects.filter(pk=media_id, status=RenderedMedia.Status.RENDERING).update(
-            status=RenderedMedia.Status.FAILED, error=str(exc)[-4000:]
-        )
-        media.refresh_from_db()
-        return media
 
-    times = src.frame_times_us
-    RenderedMedia.objects.filter(pk=media_id).exclude(status=RenderedMedia.Status.READY).update(
+def _tmp_path(media: RenderedMedia) -> Path:
+    token = secrets.token_hex(4)
+    suffix = ".mp4" if media.kind == RenderedMedia.Kind.CLIP else ".d"
+    return _tmp_dir() / f"{media.key}.{socket.gethostname()}.{os.getpid()}.{token}{suffix}"
+
+
+def _mark_ready(media: RenderedMedia, found: dict, times) -> RenderedMedia:
+    final_name = _final_name(media)
+    RenderedMedia.objects.filter(pk=media.pk).exclude(status=RenderedMedia.Status.READY).update(
         status=RenderedMedia.Status.READY,
         path=final_name,
         mime_type=found["mime_type"],
-        size_bytes=_size_of(final),
+        size_bytes=_size_of(Path(default_storage.path(final_name))),
         frame_count=found["frame_count"],
         source_times_us=[int(times[i]) for i in media.spec["frames"]],
         output_times_us=found.get("output_times_us", []),
@@ -350,10 +350,80 @@ def media_render(*, media_id: int) -> RenderedMedia | None:
     return media
 
 
+def _mark_failed(media: RenderedMedia, exc: Exception) -> RenderedMedia:
+    RenderedMedia.objects.filter(pk=media.pk, status=RenderedMedia.Status.RENDERING).update(
+        status=RenderedMedia.Status.FAILED, error=str(exc)[-4000:]
+    )
+    media.refresh_from_db()
+    return media
+
+
+def _render_claimed(media: RenderedMedia, src: SourceRef) -> RenderedMedia:
+    final = _final_path(media)
+    try:
+        if final.exists():
+            # A previous run died after moving its verified output into place: record it.
+            found = _verify(_output(media, final), src.frame_times_us)
+        else:
+            _remove_stale_temps(media.key)
+            found = _render_to(media, src, final)
+    except RENDER_ERRORS as exc:
+        return _mark_failed(media, exc)
+    return _mark_ready(media, found, src.frame_times_us)
+
+
+def media_render(*, media_id: int) -> RenderedMedia | None:
+    """Render one medium if it is not ready. Safe to run twice, concurrently or after a crash."""
+    media = RenderedMedia.objects.select_related("video").filter(pk=media_id).first()
+    if media is None or media.status == RenderedMedia.Status.READY:
+        return media
+    claimed = _claim(media_id)
+    if claimed is None:
+        return RenderedMedia.objects.filter(pk=media_id).first()
+    return _render_claimed(claimed, _source_ref(claimed.video))
+
+
+def media_render_group(*, media_ids: Iterable[int]) -> list[RenderedMedia]:
+    """Render several media of one source from a single decode (for example a step's clip and its
+    frame set). Anything the shared run cannot finish is rendered on its own, so the outcome is
+    the same as rendering each medium separately — only faster."""
+    claimed = [m for m in (_claim(i) for i in dict.fromkeys(media_ids)) if m is not None]
+    if len({m.video_id for m in claimed}) > 1:
+        raise ValueError("a render group holds media of one source video")
+    if not claimed:
+        return []
+    src = _source_ref(claimed[0].video)
+    done: list[RenderedMedia] = []
+    fresh = [m for m in claimed if not _final_path(m).exists()]
+    for media in claimed:
+        if media not in fresh:
+            done.append(_render_claimed(media, src))  # only records the published file
+    if len(fresh) > 1:
+        temps = {m.pk: _tmp_path(m) for m in fresh}
+        for m in fresh:
+            _remove_stale_temps(m.key)
+        outputs = {m.pk: _output(m, temps[m.pk]) for m in fresh}
+        try:
+            render(src, list(outputs.values()))
+            for media in list(fresh):
+                try:
+                    found = _verify(outputs[media.pk], src.frame_times_us)
+                    _publish(temps[media.pk], _final_path(media))
+                except RENDER_ERRORS:
+                    continue  # rendered alone below
+                done.append(_mark_ready(media, found, src.frame_times_us))
+                fresh.remove(media)
+        except RENDER_ERRORS:
+            pass  # every medium is rendered alone below
+        finally:
+            for path in temps.values():
+                _remove(path)
+    done += [_render_claimed(media, src) for media in fresh]
+    return done
+
+
 def _render_to(media: RenderedMedia, src: SourceRef, final: Path) -> dict:
-    token = secrets.token_hex(4)
-    suffix = ".mp4" if media.kind == RenderedMedia.Kind.CLIP else ".d"
-    tmp = _tmp_dir() / f"{media.key}.{socket.gethostname()}.{os.getpid()}.{token}{suffix}"
+    tmp = _tmp_path(media)
     output = _output(media, tmp)
     try:
         try:
@@ -450,14 +520,16 @@ def batch_create(
     conditions, profiles = list(conditions), list(profiles)
     for name in profiles:
         _profile(name)
-    to_queue: set[int] = set()
+    # Media of one step and condition share their frames: each such set renders from one decode.
+    groups: dict[tuple[int, str], list[int]] = {}
+    queued: set[int] = set()
     with transaction.atomic():
         batch = RenderBatch.objects.create(
             label=label[:200], created_by=user if user and user.is_authenticated else None
         )
         videos: dict[int, SourceVideo | None] = {}
         items = []
-        for job in jobs:
+        for number, job in enumerate(jobs):
             if job.video_id not in videos:
                 videos[job.video_id] = SourceVideo.objects.filter(pk=job.video_id).first()
             video = videos[job.video_id]
@@ -483,14 +555,16 @@ def batch_create(
                     else:
                         item.media = media
                         item.note = window.note[:200]
-                        if media.status in (
-                            RenderedMedia.Status.PENDING,
-                            RenderedMedia.Status.FAILED,
-                        ):
-                            to_queue.add(media.pk)
+                        waiting = (RenderedMedia.Status.PENDING, RenderedMedia.Status.FAILED)
+                        if media.status in waiting and media.pk not in queued:
+                            queued.add(media.pk)
+                            groups.setdefault((number, condition), []).append(media.pk)
                     items.append(item)
         RenderBatchItem.objects.bulk_create(items)
-        media_enqueue(media_ids=sorted(to_queue))
+        media_enqueue(
+            media_ids=[g[0] for g in groups.values() if len(g) == 1],
+            groups=[g for g in groups.values() if len(g) > 1],
+        )
     return batch
 
 

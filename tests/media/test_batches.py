@@ -71,7 +71,8 @@ def test_render_media_no_wait_queues_after_commit(
     with django_capture_on_commit_callbacks() as callbacks:
         call_command("render_media", jobs=str(jobs), profiles="clip,frames16", no_wait=True,
                      stdout=io.StringIO())  # fmt: skip
-    assert len(callbacks) == 4  # two steps x two profiles, official only
+    # Two steps x two profiles: each step's clip and frame set go as one task (one decode).
+    assert len(callbacks) == 2
     assert RenderedMedia.objects.filter(status="pending").count() == 4
 
 

@@ -216,3 +216,24 @@ def test_audio_profile_keeps_sound_and_frames(import_source, audio_video):
     assert probe_file(default_storage.path(silent.path)).has_audio is False  # blinded default
     assert probe_file(default_storage.path(sound.path)).has_audio is True
     assert _clip_numbers(sound) == _clip_numbers(silent) == list(range(10, 30))
+
+
+def test_a_group_renders_a_clip_and_its_frame_set_from_one_decode(source):
+    from media.renders import media_render_group
+
+    times = source.frame_times_us()
+    step, prev, _ = _steps(times)
+    clip = media_request(video=source, condition="previous_step", step=step, previous=prev)
+    frames = media_request(video=source, condition="previous_step", step=step, previous=prev,
+                           profile="frames16")  # fmt: skip
+    done = media_render_group(media_ids=[clip.pk, frames.pk])
+    assert {m.status for m in done} == {RenderedMedia.Status.READY}
+    assert all(m.attempts == 1 for m in done)
+    clip.refresh_from_db()
+    frames.refresh_from_db()
+    window = condition_window("previous_step", step=step, previous=prev)
+    expected = expected_frames(times, window.segments)
+    assert _clip_numbers(clip) == expected
+    numbers = _frame_numbers(frames)
+    assert numbers[0] == expected[0] and numbers[-1] == expected[-1] and len(numbers) == 16
+    assert media_render_group(media_ids=[clip.pk, frames.pk]) == []  # ready: nothing to do

@@ -27,7 +27,7 @@ from media.renders import (
     batch_progress,
     batch_rerun,
     jobs_from_json,
-    media_render,
+    media_render_group,
 )
 from media.windows import Condition
 
@@ -100,13 +100,17 @@ class Command(BaseCommand):
             batch = batch_create(jobs=jobs, conditions=conditions, profiles=profiles, label=label)
             self.stdout.write(f"batch {batch.pk}: {batch.items.count()} items")
         if opts["inline"]:
+            # Media of one subject and condition share their frames: one decode renders them.
+            groups: dict[tuple[str, str], list[int]] = {}
             pending = (
                 batch.items.exclude(media=None)
                 .exclude(media__status=RenderedMedia.Status.READY)
-                .values_list("media_id", flat=True)
+                .values_list("subject", "condition", "media_id")
             )
-            for media_id in sorted(set(pending)):
-                media_render(media_id=media_id)
+            for subject, condition, media_id in pending:
+                groups.setdefault((subject, condition), []).append(media_id)
+            for media_ids in groups.values():
+                media_render_group(media_ids=media_ids)
                 self._bar(batch_progress(batch))
         elif not opts["no_wait"]:
             deadline = time.monotonic() + opts["timeout"] if opts["timeout"] else None
