@@ -1,10 +1,11 @@
 """HTTP responses for media files: byte ranges (206) so players can seek, strict headers, and the
 hand-off to the web server in production.
 
-Production: set ``MEDIA_SENDFILE`` to ``x-accel-redirect`` (nginx; ``MEDIA_ACCEL_PREFIX`` names an
-``internal`` location aliased to MEDIA_ROOT) or ``x-sendfile`` (Apache mod_xsendfile, lighttpd).
-Django still does every access check and sets the headers; the web server only streams the bytes
-and answers Range itself. See docs/media.md.
+Production (settings from the environment): ``MEDIA_SENDFILE=nginx`` answers with
+``X-Accel-Redirect: <MEDIA_SENDFILE_PREFIX><storage name>`` for an ``internal`` nginx location
+aliased to MEDIA_ROOT; ``MEDIA_SENDFILE=apache`` answers with ``X-Sendfile: <absolute path>``
+(mod_xsendfile, lighttpd). Django still does every access check and sets the headers; the web
+server only streams the bytes and answers Range itself. See docs/media.md.
 """
 
 from __future__ import annotations
@@ -60,15 +61,15 @@ def parse_range(header: str, size: int) -> tuple[int, int] | str | None:
 def file_response(
     request, *, path: Path, storage_name: str, content_type: str, max_age: int
 ) -> HttpResponse:
-    mode = getattr(settings, "MEDIA_SENDFILE", "")
-    if mode in ("x-accel-redirect", "x-sendfile"):
+    mode = settings.MEDIA_SENDFILE
+    if mode in ("nginx", "apache"):
         response = HttpResponse()
         _security_headers(response, content_type=content_type, max_age=max_age)
-        if mode == "x-accel-redirect":
-            prefix = getattr(settings, "MEDIA_ACCEL_PREFIX", "/protected-media/")
+        if mode == "nginx":
+            prefix = settings.MEDIA_SENDFILE_PREFIX
             response["X-Accel-Redirect"] = prefix.rstrip("/") + "/" + storage_name
         else:
-            response["X-Sendfile"] = str(path)
+            response["X-Sendfile"] = str(path.resolve())
         return response
 
     size = path.stat().st_size

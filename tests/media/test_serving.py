@@ -159,10 +159,10 @@ def test_production_hand_off_to_the_web_server(client, video, rater, settings):
     media = _ready(video)
     url = grant_create(user=rater, media=media)
     _login(client, rater)
-    settings.MEDIA_SENDFILE = "x-accel-redirect"
-    settings.MEDIA_ACCEL_PREFIX = "/protected-media/"
+    settings.MEDIA_SENDFILE = "nginx"
+    settings.MEDIA_SENDFILE_PREFIX = "/protected-media/"
     response = client.get(url)
     assert response["X-Accel-Redirect"] == f"/protected-media/{media.path}"
     assert response["Content-Type"] == "video/mp4" and response.content == b""
-    settings.MEDIA_SENDFILE = "x-sendfile"
-    assert client.get(url)["X-Sendfile"] == default_storage.path(media.path)
+    settings.MEDIA_SENDFILE = "apache"
+    assert client.get(url)["X-Sendfile"] == str(Path(default_storage.path(media.path)).resolve())
