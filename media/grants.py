@@ -20,8 +20,6 @@ from django.urls import reverse
 from media.models import MediaGrant, RenderedMedia, SourceVideo
 from studio import services as studio_services
 
-DEFAULT_TTL_SECONDS = 3600
-
 
 def _hash(token: str) -> str:
     return hashlib.sha256(token.encode("ascii", "replace")).hexdigest()
@@ -41,7 +39,7 @@ def grant_create(
         raise ValueError("grants are for signed-in users")
     if media is not None and media.status != RenderedMedia.Status.READY:
         raise ValueError("the medium is not ready yet")
-    ttl = ttl_seconds or getattr(settings, "MEDIA_GRANT_TTL_SECONDS", DEFAULT_TTL_SECONDS)
+    ttl = ttl_seconds or settings.MEDIA_GRANT_TTL_SECONDS
     token = secrets.token_urlsafe(32)
     MediaGrant.objects.create(
         token_hash=_hash(token),

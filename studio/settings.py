@@ -270,3 +270,5 @@ SPECTACULAR_SETTINGS.update(
 # location; apache: X-Sendfile. See docs/media.md.
 MEDIA_SENDFILE = env_choice("MEDIA_SENDFILE", "none", ("none", "nginx", "apache"))
 MEDIA_SENDFILE_PREFIX = env_str("MEDIA_SENDFILE_PREFIX", "/protected-media/")
+# Lifetime of an opaque per-user media URL (media/grants.py).
+MEDIA_GRANT_TTL_SECONDS = env_int("MEDIA_GRANT_TTL_SECONDS", 3600, minimum=1)
