@@ -1,6 +1,9 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.shortcuts import redirect
+from django.urls import reverse
 
 from annotation.models import MicroStep, StepRevision, VideoAssignment
+from annotation.rendering import render_jobs
 
 
 @admin.register(VideoAssignment)
@@ -44,6 +47,25 @@ class MicroStepAdmin(admin.ModelAdmin):
     list_filter = ("status", "video__scene")
     search_fields = ("uid", "local_intent", "procedural_intent", "next_step")
     inlines = [StepRevisionInline]
+    actions = ["render_official"]
+
+    @admin.action(description="Render the Official clip and its 16-frame set")
+    def render_official(self, request, queryset):
+        from media.renders import batch_create
+
+        jobs = render_jobs(queryset)
+        if not jobs:
+            self.message_user(request, "No active step selected.", messages.WARNING)
+            return None
+        batch = batch_create(
+            jobs=jobs,
+            conditions=["official"],
+            profiles=["clip", "frames16"],
+            user=request.user,
+            label=f"Official clip + frames of {len(jobs)} step(s)",
+        )
+        self.message_user(request, f"Render batch {batch.pk} queued; its page shows progress.")
+        return redirect(reverse("admin:media_renderbatch_change", args=[batch.pk]))
 
     def get_readonly_fields(self, request, obj=None):
         return [f.name for f in self.model._meta.fields]
