@@ -13,24 +13,35 @@ import pytest
 
 from tests.conftest import PASSWORD, chromium_path
 
-# Playwright's sync API keeps an event loop running in the test thread; the ORM calls the tests
-# make between browser steps are still plain synchronous code.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
-@pytest.fixture(scope="session")
+# One browser per test module: Playwright's loop (and the flag below) end with the module, so the
+# tests that run after the browser tests run without either.
+@pytest.fixture(scope="module")
 def browser():
     from playwright.sync_api import sync_playwright
 
     path = chromium_path()
     if path is None:
         pytest.skip("needs Chromium on the PATH")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=path, headless=True, args=LAUNCH_ARGS)
-        yield browser
-        browser.close()
+    # Playwright's sync API keeps an event loop running in the test thread; the ORM calls the
+    # tests make between browser steps are still plain synchronous code. Only while a browser is
+    # up, so no test outside tests/e2e (or subprocess it starts) inherits the flag.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=path, headless=True, args=LAUNCH_ARGS
+            )
+            yield browser
+            browser.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture
