@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from tests.conftest import PASSWORD, chromium_path
+from tests.conftest import PASSWORD, REQUIRE_BROWSER, chromium_path
 
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
@@ -24,6 +24,8 @@ def browser():
 
     path = chromium_path()
     if path is None:
+        if REQUIRE_BROWSER:
+            pytest.fail("REQUIRE_BROWSER=1 but no Chromium is on the PATH")
         pytest.skip("needs Chromium on the PATH")
     # Playwright's sync API keeps an event loop running in the test thread; the ORM calls the
     # tests make between browser steps are still plain synchronous code. Only while a browser is
