@@ -11,7 +11,14 @@ from django.utils.html import format_html
 
 from media.ffmpeg import FFmpegError
 from media.forms import RenderBatchForm, VideoImportForm
-from media.models import RenderBatch, RenderBatchItem, RenderedMedia, Scene, SourceVideo
+from media.models import (
+    MediaGrant,
+    RenderBatch,
+    RenderBatchItem,
+    RenderedMedia,
+    Scene,
+    SourceVideo,
+)
 from media.probe import MediaRejected
 from media.renders import batch_create, batch_progress, batch_rerun, media_rerun
 from media.services import DuplicateVideo, video_import
@@ -257,3 +264,38 @@ class RenderBatchAdmin(admin.ModelAdmin):
         return TemplateResponse(
             request, "admin/media/renderbatch/add.html", context, status=400 if form.errors else 200
         )
+
+
+@admin.register(RenderBatchItem)
+class RenderBatchItemAdmin(admin.ModelAdmin):
+    """Every item of every batch, to search failures across batches; batches create them."""
+
+    list_display = ("subject", "batch", "condition", "profile", "media", "note")
+    list_filter = ("condition", "profile")
+    search_fields = ("subject", "error")
+    list_select_related = ("batch", "media")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(MediaGrant)
+class MediaGrantAdmin(admin.ModelAdmin):
+    """Opaque media URLs handed out; deleting one revokes it. Tokens themselves are not stored."""
+
+    list_display = ("user", "media", "source", "created_at", "expires_at")
+    list_filter = ("user",)
+    list_select_related = ("user", "media", "source")
+    exclude = ("token_hash",)
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -14,9 +14,9 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from annotation.models import Release
+from annotation.models import Release, ReleaseStep
 from annotation.releases import release_correct, release_freeze
-from review.models import Manifest, SampleDesign
+from review.models import Manifest, ManifestSample, SampleDesign
 from review.services import bundle_zip_file, design_params, design_preview, manifest_freeze
 from studio.roles import is_admin
 
@@ -325,3 +325,19 @@ class ManifestAdmin(_ReadOnly):
         return FileResponse(
             bundle_zip_file(manifest=manifest), as_attachment=True, filename=f"{manifest.name}.zip"
         )
+
+
+@admin.register(ReleaseStep)
+class ReleaseStepAdmin(_ReadOnly):
+    list_display = ("sample_id", "release", "scene_slug", "position", "start_us", "cutoff_us")
+    list_filter = ("release", "scene_slug")
+    search_fields = ("sample_id", "local_intent", "procedural_intent", "next_step")
+    list_select_related = ("release",)
+
+
+@admin.register(ManifestSample)
+class ManifestSampleAdmin(_ReadOnly):
+    list_display = ("sample_id", "manifest", "duration_bin", "group")
+    list_filter = ("manifest",)
+    search_fields = ("sample_id",)
+    list_select_related = ("manifest",)
