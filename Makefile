@@ -14,11 +14,11 @@ $(BIN)/python:
 	$(PIP) install --quiet --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(PIP) install --quiet -e .
+	$(PIP) install --quiet .
 	@touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(PIP) install --quiet -e '.[dev]'
+	$(PIP) install --quiet '.[dev]'
 	@touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed
