@@ -4,15 +4,7 @@ functions shared with releases come from annotation 0004; on SQLite only the cod
 
 from django.db import migrations
 
-
-class PostgresOnly(migrations.RunSQL):
-    def database_forwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_forwards(app_label, schema_editor, from_state, to_state)
-
-    def database_backwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_backwards(app_label, schema_editor, from_state, to_state)
+from studio.migration_ops import PostgresOnly
 
 
 FORWARD = """
