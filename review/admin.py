@@ -43,6 +43,25 @@ class _ReadOnly(admin.ModelAdmin):
         return False
 
 
+class _SealedAdmin(_ReadOnly):
+    """A release or a manifest: both hashes shown short, and its bundle to download."""
+
+    download_url_name = ""
+
+    @admin.display(description="Sample list SHA-256")
+    def sample_list_hash(self, obj):
+        return _short(obj.sample_list_sha256)
+
+    @admin.display(description="Manifest SHA-256")
+    def manifest_hash(self, obj):
+        return _short(obj.manifest_sha256)
+
+    @admin.display(description="Bundle")
+    def download(self, obj):
+        url = reverse(self.download_url_name, args=[obj.pk])
+        return format_html('<a href="{}">download .zip</a>', url)
+
+
 # --- Releases ---------------------------------------------------------------------------------
 
 
@@ -60,7 +79,7 @@ class ReleaseFreezeForm(forms.Form):
 
 
 @admin.register(Release)
-class ReleaseAdmin(_ReadOnly):
+class ReleaseAdmin(_SealedAdmin):
     list_display = (
         "name",
         "sample_count",
@@ -86,18 +105,7 @@ class ReleaseAdmin(_ReadOnly):
     )
     change_list_template = "admin/review/release_change_list.html"
 
-    @admin.display(description="Sample list SHA-256")
-    def sample_list_hash(self, obj):
-        return _short(obj.sample_list_sha256)
-
-    @admin.display(description="Manifest SHA-256")
-    def manifest_hash(self, obj):
-        return _short(obj.manifest_sha256)
-
-    @admin.display(description="Bundle")
-    def download(self, obj):
-        url = reverse("admin:annotation_release_download", args=[obj.pk])
-        return format_html('<a href="{}">download .zip</a>', url)
+    download_url_name = "admin:annotation_release_download"
 
     def get_urls(self):
         wrap = self.admin_site.admin_view
@@ -268,7 +276,7 @@ class SampleDesignAdmin(admin.ModelAdmin):
 
 
 @admin.register(Manifest)
-class ManifestAdmin(_ReadOnly):
+class ManifestAdmin(_SealedAdmin):
     list_display = (
         "name",
         "kind",
@@ -299,18 +307,7 @@ class ManifestAdmin(_ReadOnly):
         "download",
     )
 
-    @admin.display(description="Sample list SHA-256")
-    def sample_list_hash(self, obj):
-        return _short(obj.sample_list_sha256)
-
-    @admin.display(description="Manifest SHA-256")
-    def manifest_hash(self, obj):
-        return _short(obj.manifest_sha256)
-
-    @admin.display(description="Bundle")
-    def download(self, obj):
-        url = reverse("admin:review_manifest_download", args=[obj.pk])
-        return format_html('<a href="{}">download .zip</a>', url)
+    download_url_name = "admin:review_manifest_download"
 
     def get_urls(self):
         wrap = self.admin_site.admin_view
