@@ -3,12 +3,15 @@ writes a full revision and never deletes a row."""
 
 from __future__ import annotations
 
+import operator
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import reduce
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 
 from annotation.models import LABEL_FIELDS, TIME_FIELDS, MicroStep, StepRevision
 from media.models import SourceVideo
@@ -17,6 +20,12 @@ from studio.services import now
 
 EDITABLE_FIELDS = TIME_FIELDS + LABEL_FIELDS
 REQUIRED_LABELS = ("local_intent", "procedural_intent", "next_step")
+
+
+def label_missing(prefix: str = "") -> Q:
+    """Matches steps with at least one required label still empty (``prefix`` for joins,
+    e.g. ``"steps__"`` from a video)."""
+    return reduce(operator.or_, (Q(**{f"{prefix}{name}": ""}) for name in REQUIRED_LABELS))
 
 
 class StaleVersionError(Exception):

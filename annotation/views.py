@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from annotation.models import MicroStep
 from annotation.selectors import editable_videos_for, step_for_or_404, video_for_or_404
-from annotation.services import REQUIRED_LABELS, revision_diff
+from annotation.services import REQUIRED_LABELS, label_missing, revision_diff
 from studio.templatetags.studio_tags import clock
 
 # Must match SPEEDS in static/js/player.js.
@@ -31,12 +31,7 @@ def video_list(request: HttpRequest) -> HttpResponse:
         f"missing_{name}": Count("steps", filter=active & Q(**{f"steps__{name}": ""}))
         for name in REQUIRED_LABELS
     }
-    labelled = (
-        active
-        & ~Q(steps__local_intent="")
-        & ~Q(steps__procedural_intent="")
-        & ~Q(steps__next_step="")
-    )
+    labelled = active & ~label_missing("steps__")
     videos = (
         editable_videos_for(request.user)
         .defer("frame_times")

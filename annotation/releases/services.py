@@ -14,7 +14,6 @@ from pathlib import Path
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import Q
 
 from annotation.models import MicroStep, Release, ReleaseStep
 from annotation.releases.bundle import (
@@ -25,6 +24,7 @@ from annotation.releases.bundle import (
     bundle_write,
     bundle_zip,
 )
+from annotation.services import label_missing
 from media.models import SourceVideo
 from studio.canonical import FORMAT, RecordStream, build_manifest, canonical_bytes, sha256_hex
 from studio.services import now
@@ -174,7 +174,7 @@ def release_freeze(
     if count == 0:
         raise ValidationError("There are no active steps to freeze.")
     if not allow_incomplete:
-        incomplete = steps.filter(Q(local_intent="") | Q(procedural_intent="") | Q(next_step=""))
+        incomplete = steps.filter(label_missing())
         first = incomplete.order_by("uid").values_list("uid", flat=True).first()
         if first is not None:
             raise ValidationError(
