@@ -77,6 +77,18 @@ class InvalidInput(APIException):
         super().__init__({"detail": f"{first[0]}", "errors": flat})
 
 
+class WorkspaceApiView(APIView):
+    """Turns the services' refusals into answers, so views only call them: a broken rule is 400
+    ``{detail, errors}``, a stale version 409 ``{detail, stored}``; neither wrote anything."""
+
+    def handle_exception(self, exc):
+        if isinstance(exc, services.StaleVersionError):
+            return _stale(exc)
+        if isinstance(exc, DjangoValidationError):
+            return _invalid(exc)
+        return super().handle_exception(exc)
+
+
 def _valid(serializer_class, request: Request) -> dict:
     serializer = serializer_class(data=request.data)
     if not serializer.is_valid():
@@ -84,7 +96,7 @@ def _valid(serializer_class, request: Request) -> dict:
     return dict(serializer.validated_data)
 
 
-class PingApi(APIView):
+class PingApi(WorkspaceApiView):
     """The cheapest authenticated answer: the page uses it to learn the server is back."""
 
     @extend_schema(tags=TAG, operation_id="workspace_ping", responses={200: s.PingOutput})
@@ -92,7 +104,7 @@ class PingApi(APIView):
         return Response({"ok": True})
 
 
-class WorkspaceApi(APIView):
+class WorkspaceApi(WorkspaceApiView):
     @extend_schema(
         tags=TAG,
         operation_id="workspace_load",
@@ -136,7 +148,7 @@ def _frame_times_json(video) -> tuple[bytes, bytes]:
     return cached
 
 
-class FrameTimesApi(APIView):
+class FrameTimesApi(WorkspaceApiView):
     @extend_schema(
         tags=TAG,
         operation_id="workspace_frame_times",
@@ -161,7 +173,7 @@ class FrameTimesApi(APIView):
         return response
 
 
-class SourceApi(APIView):
+class SourceApi(WorkspaceApiView):
     @extend_schema(
         tags=TAG,
         operation_id="workspace_source",
@@ -191,7 +203,7 @@ class SourceApi(APIView):
         )
 
 
-class StepCreateApi(APIView):
+class StepCreateApi(WorkspaceApiView):
     @extend_schema(
         tags=TAG,
         operation_id="step_create",
@@ -202,17 +214,14 @@ class StepCreateApi(APIView):
     def post(self, request: Request, video_id: int) -> Response:
         video = video_for_or_404(request.user, video_id, edit=True)
         data = _valid(s.StepCreateInput, request)
-        try:
-            if "uid" in data:
-                step, created = services.step_create_once(video=video, author=request.user, **data)
-            else:
-                step, created = services.step_create(video=video, author=request.user, **data), True
-        except DjangoValidationError as exc:
-            return _invalid(exc)
+        if "uid" in data:
+            step, created = services.step_create_once(video=video, author=request.user, **data)
+        else:
+            step, created = services.step_create(video=video, author=request.user, **data), True
         return _changed(step, replayed=not created, code=201 if created else 200)
 
 
-class StepApi(APIView):
+class StepApi(WorkspaceApiView):
     @extend_schema(
         tags=TAG,
         operation_id="step_read",
@@ -232,29 +241,19 @@ class StepApi(APIView):
         step = step_for_or_404(request.user, step_id, edit=True)
         data = _valid(s.StepSaveInput, request)
         version, reason = data.pop("version"), data.pop("reason", "")
-        try:
-            saved, replayed = services.step_save(
-                step=step, author=request.user, version=version, values=data, reason=reason
-            )
-        except services.StaleVersionError as exc:
-            return _stale(exc)
-        except DjangoValidationError as exc:
-            return _invalid(exc)
+        saved, replayed = services.step_save(
+            step=step, author=request.user, version=version, values=data, reason=reason
+        )
         return _changed(saved, replayed=replayed)
 
 
-class _StatusApi(APIView):
+class _StatusApi(WorkspaceApiView):
     service = None
 
     def post(self, request: Request, step_id: int) -> Response:
         step = step_for_or_404(request.user, step_id, edit=True)
         data = _valid(s.StepVersionInput, request)
-        try:
-            changed = type(self).service(step=step, author=request.user, **data)
-        except services.StaleVersionError as exc:
-            return _stale(exc)
-        except DjangoValidationError as exc:
-            return _invalid(exc)
+        changed = type(self).service(step=step, author=request.user, **data)
         return _changed(changed)
 
 
@@ -286,7 +285,7 @@ class StepRestoreApi(_StatusApi):
         return super().post(request, step_id)
 
 
-class StepSplitApi(APIView):
+class StepSplitApi(WorkspaceApiView):
     @extend_schema(
         tags=TAG,
         operation_id="step_split",
@@ -297,16 +296,11 @@ class StepSplitApi(APIView):
     def post(self, request: Request, step_id: int) -> Response:
         step = step_for_or_404(request.user, step_id, edit=True)
         data = _valid(s.StepSplitInput, request)
-        try:
-            first, second = services.step_split(step=step, author=request.user, **data)
-        except services.StaleVersionError as exc:
-            return _stale(exc)
-        except DjangoValidationError as exc:
-            return _invalid(exc)
+        first, second = services.step_split(step=step, author=request.user, **data)
         return _changed(first, second)
 
 
-class StepMergeApi(APIView):
+class StepMergeApi(WorkspaceApiView):
     @extend_schema(
         tags=TAG,
         operation_id="step_merge",
@@ -317,16 +311,11 @@ class StepMergeApi(APIView):
     def post(self, request: Request, step_id: int) -> Response:
         step = step_for_or_404(request.user, step_id, edit=True)
         data = _valid(s.StepMergeInput, request)
-        try:
-            merged, retracted = services.step_merge(step=step, author=request.user, **data)
-        except services.StaleVersionError as exc:
-            return _stale(exc)
-        except DjangoValidationError as exc:
-            return _invalid(exc)
+        merged, retracted = services.step_merge(step=step, author=request.user, **data)
         return _changed(merged, retracted)
 
 
-class StepHistoryApi(APIView):
+class StepHistoryApi(WorkspaceApiView):
     @extend_schema(
         tags=TAG,
         operation_id="step_history",
@@ -341,7 +330,7 @@ class StepHistoryApi(APIView):
         )
 
 
-class StepPreviewApi(APIView):
+class StepPreviewApi(WorkspaceApiView):
     @extend_schema(
         tags=TAG,
         operation_id="step_preview",
@@ -353,7 +342,4 @@ class StepPreviewApi(APIView):
     )
     def post(self, request: Request, step_id: int) -> Response:
         step = step_for_or_404(request.user, step_id, edit=True)
-        try:
-            return Response(services.step_official_preview(step=step, user=request.user))
-        except DjangoValidationError as exc:
-            return _invalid(exc)
+        return Response(services.step_official_preview(step=step, user=request.user))
