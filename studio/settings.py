@@ -178,7 +178,7 @@ MEDIA_MAX_DURATION_SECONDS = env_int("MEDIA_MAX_DURATION_SECONDS", 4 * 3600, min
 MEDIA_MAX_PIXELS = env_int("MEDIA_MAX_PIXELS", 4096 * 2160, minimum=1)
 
 # --- Celery ---------------------------------------------------------------------------------
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://localhost//")
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", f"file://{VAR_DIR / 'celery-results'}")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = VAR_DIR / "broker"
