@@ -19,6 +19,12 @@ stream copy) would get wrong. ``checksum=0`` skips hashing the pixels, the null 
 cost is the decode alone. ``-copyts -start_at_zero`` put frames on the file's own timeline (the
 same timeline ``-ss`` seeks on), and the first decoded video frame's time there is stored as the
 origin, so rebased times map back exactly when rendering.
+
+Files this project has just rendered are checked by ``container_index`` instead: their video
+packets are listed from the container alone (``framecrc`` over a stream copy, no decoding). That
+is exact for our own H.264 outputs, which have no edit list dropping frames, and any packet that
+should not be there makes the count or a time disagree, so a doubtful file is refused, never
+accepted.
 """
 
 from __future__ import annotations
@@ -146,13 +152,14 @@ def _rotation(header: str) -> int:
     return degrees
 
 
-def _decode_log(path: Path, demuxer: str) -> str:
+def _decode_log(path: Path, demuxer: str, *, timeout: float) -> str:
     try:
         result = run_ffmpeg(
             ["-copyts", "-start_at_zero", "-noautorotate", *input_args(path, demuxer=demuxer),
              "-map", "0:v:0", "-vf", "showinfo=checksum=0", "-fps_mode", "passthrough",
              "-c:v", "wrapped_avframe", "-f", "null", "-"],
             loglevel="info",
+            timeout=timeout,
         )  # fmt: skip
     except FFmpegError as exc:
         if "matches no streams" in exc.stderr_tail:
@@ -161,17 +168,14 @@ def _decode_log(path: Path, demuxer: str) -> str:
     return result.stderr.decode("utf-8", "replace")
 
 
-def probe_file(path: str | os.PathLike, *, own_output: bool = False) -> Probe:
+def probe_file(path: str | os.PathLike) -> Probe:
     """Probe ``path``; MediaRejected explains any refusal (kind, limits, corruption).
 
-    ``own_output=True`` is for files this project has just rendered (verification): the header
-    is read from the decoding pass itself, saving a second ffmpeg run; untrusted files get the
-    limits checked on the header before anything long runs.
+    The limits are checked on the header before the long decoding pass runs.
     """
     path = Path(path)
     demuxer, mime_type = sniff_container(path)
-    log = _decode_log(path, demuxer) if own_output else None
-    header = log if own_output else _header(path, demuxer)
+    header = _header(path, demuxer)
 
     fmt = _INPUT_RE.search(header)
     video = _VIDEO_RE.search(header)
@@ -186,6 +190,7 @@ def probe_file(path: str | os.PathLike, *, own_output: bool = False) -> Probe:
             f"the picture is {width}x{height}, over the limit of {settings.MEDIA_MAX_PIXELS} pixels"
         )
     declared = _DURATION_RE.search(header)
+    seconds = 0.0
     if declared:
         seconds = int(declared["h"]) * 3600 + int(declared["m"]) * 60 + float(declared["s"])
         if seconds > settings.MEDIA_MAX_DURATION_SECONDS:
@@ -195,8 +200,9 @@ def probe_file(path: str | os.PathLike, *, own_output: bool = False) -> Probe:
             )
     rotation = _rotation(header)
 
-    if log is None:
-        log = _decode_log(path, demuxer)
+    # Decoding takes longer the longer the video: the budget grows by its declared duration (a
+    # decoder slower than real time on this machine would be the thing to fix).
+    log = _decode_log(path, demuxer, timeout=settings.FFMPEG_TIMEOUT_SECONDS + seconds)
     config = _CONFIG_RE.search(log)
     frames = [(int(m["pts"]), int(m["dur"]), m["key"] == "1") for m in _FRAME_RE.finditer(log)]
     if not config or not frames:
@@ -252,4 +258,59 @@ def probe_file(path: str | os.PathLike, *, own_output: bool = False) -> Probe:
         origin_us=origin_us,
         frame_times_us=tuple(int(t) for t in times),
         keyframe_times_us=keyframes or (0,),
+    )
+
+
+# --- rendered outputs: the container's packet table, without decoding --------------------------
+
+_TB_LINE_RE = re.compile(r"^#tb 0: (?P<num>\d+)/(?P<den>\d+)$", re.M)
+_DIMENSIONS_RE = re.compile(r"^#dimensions 0: (?P<w>\d+)x(?P<h>\d+)$", re.M)
+
+
+@dataclass(frozen=True)
+class ContainerIndex:
+    mime_type: str
+    width: int
+    height: int
+    rotation: int
+    times_us: tuple[int, ...]  # presentation times, in order, the first at 0
+
+
+def container_index(path: str | os.PathLike) -> ContainerIndex:
+    """The video packets of a file we wrote ourselves, read from its container in one fast pass.
+
+    MediaRejected if the file does not demux (for example a truncated MP4 without its index).
+    """
+    path = Path(path)
+    demuxer, mime_type = sniff_container(path)
+    try:
+        result = run_ffmpeg(
+            [*input_args(path, demuxer=demuxer), "-map", "0:v:0", "-c", "copy",
+             "-f", "framecrc", "-"],
+            loglevel="info",
+        )  # fmt: skip
+    except FFmpegError as exc:
+        raise MediaRejected(f"the file does not demux: {_last_line(exc)}") from None
+    table = result.stdout.decode("ascii", "replace")
+    tb, dims = _TB_LINE_RE.search(table), _DIMENSIONS_RE.search(table)
+    if not tb or not dims:
+        raise MediaRejected("the file has no video stream")
+    pts = []
+    for line in table.splitlines():
+        if line and not line.startswith("#"):
+            fields = [f.strip() for f in line.split(",")]
+            if fields[2] == "NOPTS":
+                raise MediaRejected("a video packet has no presentation time")
+            pts.append(int(fields[2]))
+    if not pts:
+        raise MediaRejected("the video stream holds no frames")
+    pts.sort()
+    scale = Fraction(int(tb["num"]), int(tb["den"])) * US_PER_SECOND
+    times = tuple(round((p - pts[0]) * scale) for p in pts)
+    return ContainerIndex(
+        mime_type=mime_type,
+        width=int(dims["w"]),
+        height=int(dims["h"]),
+        rotation=_rotation(result.stderr.decode("utf-8", "replace")),
+        times_us=times,
     )
