@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from media.ffmpeg import FFmpegError, file_url, input_args, run_ffmpeg
+from media.ffmpeg import file_url, input_args, run_ffmpeg
 from media.probe import MediaRejected, container_index
 from media.timebase import US_PER_SECOND
 
@@ -279,7 +279,7 @@ def verify_clip(clip: ClipOutput, times: np.ndarray) -> dict:
     expected, duration, _ = clip_output_times(times, clip)
     try:
         found = container_index(clip.path)
-    except (MediaRejected, FFmpegError) as exc:
+    except MediaRejected as exc:
         raise RenderVerificationError(f"the rendered clip cannot be read: {exc}") from None
     got = list(found.times_us)
     if len(got) != len(expected):

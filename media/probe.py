@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import numpy as np
 from django.conf import settings
@@ -120,19 +121,25 @@ _FRAME_RE = re.compile(
 )
 
 
-def _header(path: Path, demuxer: str) -> str:
-    # Decoding one frame proves the stream is decodable and prints the full header.
+def _run_on_video(args: list[str], *, refusal: str, timeout: float) -> CompletedProcess:
+    """Run ffmpeg at info level on a file's video stream; a failure becomes MediaRejected with
+    ``refusal`` and ffmpeg's last line."""
     try:
-        result = run_ffmpeg(
-            [*input_args(path, demuxer=demuxer), "-map", "0:v:0", "-frames:v", "1",
-             "-f", "null", "-"],
-            loglevel="info",
-            timeout=60,
-        )  # fmt: skip
+        return run_ffmpeg(args, loglevel="info", timeout=timeout)
     except FFmpegError as exc:
         if "matches no streams" in exc.stderr_tail:
             raise MediaRejected("the file has no video stream") from None
-        raise MediaRejected(f"ffmpeg cannot read the file as a video: {_last_line(exc)}") from None
+        raise MediaRejected(f"{refusal}: {_last_line(exc)}") from None
+
+
+def _header(path: Path, demuxer: str) -> str:
+    # Decoding one frame proves the stream is decodable and prints the full header.
+    result = _run_on_video(
+        [*input_args(path, demuxer=demuxer), "-map", "0:v:0", "-frames:v", "1",
+         "-f", "null", "-"],
+        refusal="ffmpeg cannot read the file as a video",
+        timeout=60,
+    )  # fmt: skip
     return result.stderr.decode("utf-8", "replace")
 
 
@@ -153,18 +160,13 @@ def _rotation(header: str) -> int:
 
 
 def _decode_log(path: Path, demuxer: str, *, timeout: float) -> str:
-    try:
-        result = run_ffmpeg(
-            ["-copyts", "-start_at_zero", "-noautorotate", *input_args(path, demuxer=demuxer),
-             "-map", "0:v:0", "-vf", "showinfo=checksum=0", "-fps_mode", "passthrough",
-             "-c:v", "wrapped_avframe", "-f", "null", "-"],
-            loglevel="info",
-            timeout=timeout,
-        )  # fmt: skip
-    except FFmpegError as exc:
-        if "matches no streams" in exc.stderr_tail:
-            raise MediaRejected("the file has no video stream") from None
-        raise MediaRejected(f"the video cannot be decoded: {_last_line(exc)}") from None
+    result = _run_on_video(
+        ["-copyts", "-start_at_zero", "-noautorotate", *input_args(path, demuxer=demuxer),
+         "-map", "0:v:0", "-vf", "showinfo=checksum=0", "-fps_mode", "passthrough",
+         "-c:v", "wrapped_avframe", "-f", "null", "-"],
+        refusal="the video cannot be decoded",
+        timeout=timeout,
+    )  # fmt: skip
     return result.stderr.decode("utf-8", "replace")
 
 
@@ -283,14 +285,11 @@ def container_index(path: str | os.PathLike) -> ContainerIndex:
     """
     path = Path(path)
     demuxer, mime_type = sniff_container(path)
-    try:
-        result = run_ffmpeg(
-            [*input_args(path, demuxer=demuxer), "-map", "0:v:0", "-c", "copy",
-             "-f", "framecrc", "-"],
-            loglevel="info",
-        )  # fmt: skip
-    except FFmpegError as exc:
-        raise MediaRejected(f"the file does not demux: {_last_line(exc)}") from None
+    result = _run_on_video(
+        [*input_args(path, demuxer=demuxer), "-map", "0:v:0", "-c", "copy", "-f", "framecrc", "-"],
+        refusal="the file does not demux",
+        timeout=settings.FFMPEG_TIMEOUT_SECONDS,
+    )
     table = result.stdout.decode("ascii", "replace")
     tb, dims = _TB_LINE_RE.search(table), _DIMENSIONS_RE.search(table)
     if not tb or not dims:

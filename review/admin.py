@@ -15,7 +15,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from annotation.models import Release, ReleaseStep
-from annotation.releases import release_correct, release_freeze
+from annotation.releases import release_create
 from review.models import Manifest, ManifestSample, SampleDesign
 from review.services import bundle_zip_file, design_params, design_preview, manifest_freeze
 from studio.roles import is_admin
@@ -125,20 +125,7 @@ class ReleaseAdmin(_SealedAdmin):
         if request.method == "POST" and form.is_valid():
             values = form.cleaned_data
             try:
-                if values["parent"] is not None:
-                    release = release_correct(
-                        parent=values["parent"],
-                        name=values["name"],
-                        author=request.user,
-                        note=values["note"],
-                    )
-                else:
-                    release = release_freeze(
-                        name=values["name"],
-                        author=request.user,
-                        note=values["note"],
-                        allow_incomplete=values["allow_incomplete"],
-                    )
+                release = release_create(author=request.user, **values)
             except ValidationError as exc:
                 for message in exc.messages:
                     form.add_error(None, message)

@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.releases import release_correct, release_freeze
+from annotation.releases import release_create
 from review.models import Kind, Method
 from review.selectors import (
     design_for_or_404,
@@ -98,19 +98,17 @@ class ReleaseListApi(APIView):
         data = ReleaseFreezeInput(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
+        parent = values["parent"]
+        if parent is not None:
+            parent = release_for_or_404(request.user, parent)
         try:
-            if values["parent"] is not None:
-                parent = release_for_or_404(request.user, values["parent"])
-                release = release_correct(
-                    parent=parent, name=values["name"], author=request.user, note=values["note"]
-                )
-            else:
-                release = release_freeze(
-                    name=values["name"],
-                    author=request.user,
-                    note=values["note"],
-                    allow_incomplete=values["allow_incomplete"],
-                )
+            release = release_create(
+                name=values["name"],
+                author=request.user,
+                note=values["note"],
+                parent=parent,
+                allow_incomplete=values["allow_incomplete"],
+            )
         except DjangoValidationError as exc:
             return _bad_request(exc)
         return Response(ReleaseOutput(release).data, status=status.HTTP_201_CREATED)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
 import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -15,8 +14,8 @@ from annotation.models import Release, ReleaseStep
 from annotation.releases import (
     RECORD_FIELDS,
     BundleError,
-    bundle_write,
-    bundle_zip,
+    bundle_export,
+    bundle_zip_tempfile,
     release_records,
 )
 from review.models import Manifest, ManifestSample, SampleDesign
@@ -226,50 +225,21 @@ def manifest_export(*, manifest: Manifest, path: Path, as_zip: bool = False) -> 
     """Write the manifest's bundle to ``path`` (a new directory, or a .zip with ``as_zip``)."""
     if not manifest.is_frozen:
         raise BundleError(f"Manifest {manifest.name} is not frozen.")
-    path = Path(path)
-    if not as_zip:
-        bundle_write(
-            path=path, manifest=manifest.manifest, records=manifest_records(manifest=manifest)
-        )
-        return path
-    if path.exists():
-        raise BundleError(f"{path} already exists.")
-    with tempfile.TemporaryDirectory(dir=path.parent) as work:
-        directory = Path(work) / "bundle"
-        bundle_write(
-            path=directory, manifest=manifest.manifest, records=manifest_records(manifest=manifest)
-        )
-        bundle_zip(directory=directory, target=path)
-    return path
+    return bundle_export(
+        path=path, manifest=manifest.manifest, records=manifest_records(manifest=manifest),
+        as_zip=as_zip,
+    )  # fmt: skip
 
 
 def bundle_zip_file(*, release: Release | None = None, manifest: Manifest | None = None):
-    """The bundle of a release or manifest as an anonymous temporary .zip file, rewound.
-
-    Written as a stream to disk (flat memory); the file disappears when closed, which a
-    FileResponse does once it has been sent.
-    """
+    """The bundle of a release or manifest as an anonymous temporary .zip file, rewound (a
+    FileResponse closes it, and with that deletes it, once it has been sent)."""
     if (release is None) == (manifest is None):
         raise ValueError("give a release or a manifest")
-    target = tempfile.TemporaryFile()  # noqa: SIM115 - the caller (a FileResponse) closes it
-    try:
-        with tempfile.TemporaryDirectory() as work:
-            directory = Path(work) / "bundle"
-            if release is not None:
-                bundle_write(
-                    path=directory,
-                    manifest=release.manifest,
-                    records=release_records(release=release),
-                )
-            else:
-                bundle_write(
-                    path=directory,
-                    manifest=manifest.manifest,
-                    records=manifest_records(manifest=manifest),
-                )
-            bundle_zip(directory=directory, target=target)
-    except BaseException:
-        target.close()
-        raise
-    target.seek(0)
-    return target
+    if release is not None:
+        return bundle_zip_tempfile(
+            manifest=release.manifest, records=release_records(release=release)
+        )
+    return bundle_zip_tempfile(
+        manifest=manifest.manifest, records=manifest_records(manifest=manifest)
+    )

@@ -165,6 +165,42 @@ def bundle_zip(*, directory: Path, target) -> None:
                 shutil.copyfileobj(source, sink, _CHUNK)
 
 
+def bundle_export(
+    *, path: Path, manifest: Mapping, records: Iterable[Mapping], as_zip: bool = False
+) -> Path:
+    """Write a bundle to ``path``: a new directory, or with ``as_zip`` a new .zip of one."""
+    path = Path(path)
+    if not as_zip:
+        bundle_write(path=path, manifest=manifest, records=records)
+        return path
+    if path.exists():
+        raise BundleError(f"{path} already exists.")
+    with tempfile.TemporaryDirectory(dir=path.parent) as work:
+        directory = Path(work) / "bundle"
+        bundle_write(path=directory, manifest=manifest, records=records)
+        bundle_zip(directory=directory, target=path)
+    return path
+
+
+def bundle_zip_tempfile(*, manifest: Mapping, records: Iterable[Mapping]):
+    """A bundle as an anonymous temporary .zip file, rewound.
+
+    Written as a stream to disk (flat memory); the file disappears when closed, which a
+    FileResponse does once it has been sent.
+    """
+    target = tempfile.TemporaryFile()  # noqa: SIM115 - the caller (a FileResponse) closes it
+    try:
+        with tempfile.TemporaryDirectory() as work:
+            directory = Path(work) / "bundle"
+            bundle_write(path=directory, manifest=manifest, records=records)
+            bundle_zip(directory=directory, target=target)
+    except BaseException:
+        target.close()
+        raise
+    target.seek(0)
+    return target
+
+
 class _Reader:
     """Opens the files of a bundle directory or .zip alike."""
 

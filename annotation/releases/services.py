@@ -7,7 +7,6 @@ changed. All reads stream in sample-id order (``.iterator``), so memory stays fl
 
 from __future__ import annotations
 
-import tempfile
 import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -19,10 +18,9 @@ from annotation.models import MicroStep, Release, ReleaseStep
 from annotation.releases.bundle import (
     RECORDS,
     BundleError,
+    bundle_export,
     bundle_records,
     bundle_verify,
-    bundle_write,
-    bundle_zip,
 )
 from annotation.services import label_missing
 from media.models import SourceVideo
@@ -225,23 +223,29 @@ def release_correct(*, parent: Release, name: str, author, note: str = "") -> Re
     )
 
 
+def release_create(
+    *,
+    name: str,
+    author,
+    note: str = "",
+    parent: Release | None = None,
+    allow_incomplete: bool = False,
+) -> Release:
+    """What an admin asks for when freezing: a correction of ``parent`` when one is named (which
+    takes every step of its videos), otherwise a freeze of the current steps."""
+    if parent is not None:
+        return release_correct(parent=parent, name=name, author=author, note=note)
+    return release_freeze(name=name, author=author, note=note, allow_incomplete=allow_incomplete)
+
+
 def release_export(*, release: Release, path: Path, as_zip: bool = False) -> Path:
     """Write the release's bundle to ``path`` (a new directory, or a .zip with ``as_zip``)."""
     if not release.is_frozen:
         raise BundleError(f"Release {release.name} is not frozen.")
-    path = Path(path)
-    if not as_zip:
-        bundle_write(path=path, manifest=release.manifest, records=release_records(release=release))
-        return path
-    if path.exists():
-        raise BundleError(f"{path} already exists.")
-    with tempfile.TemporaryDirectory(dir=path.parent) as work:
-        directory = Path(work) / "bundle"
-        bundle_write(
-            path=directory, manifest=release.manifest, records=release_records(release=release)
-        )
-        bundle_zip(directory=directory, target=path)
-    return path
+    return bundle_export(
+        path=path, manifest=release.manifest, records=release_records(release=release),
+        as_zip=as_zip,
+    )  # fmt: skip
 
 
 def _check_record(number: int, record: dict) -> None:

@@ -36,6 +36,22 @@ def test_admin_freezes_a_release_from_the_admin_page(db, admin_user, admin_clien
     assert release.manifest_sha256[:16] in page and release.sample_list_sha256[:16] in page
 
 
+def test_a_correction_from_the_admin_page_names_its_parent(release, admin_client_):
+    from annotation.models import MicroStep
+    from annotation.services import step_update
+
+    url = reverse("admin:annotation_release_freeze")
+    response = admin_client_.post(url, {"name": "egointent_v1.1", "parent": release.pk})
+    assert b"Nothing changed since release egointent_v1" in response.content
+    step = MicroStep.objects.filter(status="active").order_by("pk").first()
+    step_update(step=step, author=release.frozen_by, version=step.version, action="correct",
+                values={"local_intent": "tighten the lid"}, reason="audit")  # fmt: skip
+    admin_client_.post(url, {"name": "egointent_v1.1", "parent": release.pk})
+    child = Release.objects.get(name="egointent_v1.1")
+    assert child.parent == release
+    assert child.manifest["parent"]["manifest_sha256"] == release.manifest_sha256
+
+
 def test_design_preview_and_freeze_pages(release, admin_client_):
     response = admin_client_.post(
         reverse("admin:review_sampledesign_add"),
