@@ -14,7 +14,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from studio.env import env_bool, env_choice, env_int, env_list, env_str
+from studio.env import env_bool, env_choice, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -209,6 +209,36 @@ CELERY_RESULT_EXPIRES = 24 * 3600
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A worker counts as live when it wrote a heartbeat within this many seconds (see /healthz).
 WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 10, minimum=1)
+# Leases on long work (studio/leases.py): a worker renews its claim every third of LEASE_SECONDS;
+# the sweeper re-enqueues work whose lease ran out, LEASE_MAX_ATTEMPTS claims at most.
+LEASE_SECONDS = env_int("LEASE_SECONDS", 60, minimum=1)
+LEASE_SWEEP_SECONDS = env_int("LEASE_SWEEP_SECONDS", 30, minimum=1)
+LEASE_MAX_ATTEMPTS = env_int("LEASE_MAX_ATTEMPTS", 3, minimum=1)
+
+# --- Model runs and judges (docs/models.md) ---------------------------------------------------
+# Retries: exponential backoff with full jitter on 429, 5xx, timeouts and connection errors.
+MODEL_MAX_ATTEMPTS = env_int("MODEL_MAX_ATTEMPTS", 6, minimum=1)
+MODEL_BACKOFF_BASE_SECONDS = env_float("MODEL_BACKOFF_BASE_SECONDS", 1.0, minimum=0)
+MODEL_BACKOFF_MAX_SECONDS = env_float("MODEL_BACKOFF_MAX_SECONDS", 60.0, minimum=0)
+# A Retry-After longer than this is cut to it (a provider asking for an hour is an outage).
+MODEL_RETRY_AFTER_MAX_SECONDS = env_float("MODEL_RETRY_AFTER_MAX_SECONDS", 300.0, minimum=0)
+# After a 429 an endpoint's concurrency is halved for this long (every process sees it).
+MODEL_ADAPTIVE_COOLDOWN_SECONDS = env_int("MODEL_ADAPTIVE_COOLDOWN_SECONDS", 60, minimum=1)
+# Where the per-endpoint limits live: Redis when the broker is Redis, else lock files under var/.
+MODEL_LIMITER_URL = env_str(
+    "MODEL_LIMITER_URL",
+    CELERY_BROKER_URL
+    if CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
+    else f"file://{VAR_DIR / 'limits'}",
+)
+MODEL_LIMITER_PREFIX = env_str("MODEL_LIMITER_PREFIX", "studio:limits:")
+# Link-local and cloud-metadata hosts are refused as endpoints unless listed here.
+MODEL_ENDPOINT_ALLOWED_HOSTS = env_list("MODEL_ENDPOINT_ALLOWED_HOSTS", [])
+# For video_url endpoints: the origin a model server uses to fetch media from this instance.
+MODEL_MEDIA_BASE_URL = env_str("MODEL_MEDIA_BASE_URL", "")
+MODEL_MEDIA_URL_TTL_SECONDS = env_int("MODEL_MEDIA_URL_TTL_SECONDS", 900, minimum=10)
+# The stand-in provider that `make run` starts on the embedded default (never a real model).
+STAND_IN_PROVIDER_PORT = env_int("STAND_IN_PROVIDER_PORT", 8765, minimum=0)
 
 # --- REST API -------------------------------------------------------------------------------
 REST_FRAMEWORK = {
