@@ -91,7 +91,7 @@ class Judgement(models.Model):
                     score__isnull=True,
                 ),
                 name="judgement_scores_only_when_ok",
-            ),  # fmt: skip
+            ),
             models.CheckConstraint(
                 condition=(Q(local__isnull=True) | Q(local__lte=100))
                 & (Q(procedural__isnull=True) | Q(procedural__lte=100))

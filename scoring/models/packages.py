@@ -56,10 +56,6 @@ class PromptPackage(models.Model):
     def __str__(self) -> str:
         return f"{self.name} v{self.version} ({self.sha256[:12]})"
 
-    @property
-    def data(self) -> dict:
-        return json.loads(self.content)
-
     def save(self, *args, **kwargs):
         if self.pk is not None and PromptPackage.objects.filter(pk=self.pk).exists():
             raise PermissionError("Prompt packages never change; register a new version.")
@@ -67,3 +63,7 @@ class PromptPackage(models.Model):
 
     def delete(self, *args, **kwargs):
         raise PermissionError("Prompt packages are never deleted: runs name them.")
+
+    @property
+    def data(self) -> dict:
+        return json.loads(self.content)
