@@ -1,0 +1,46 @@
+"""The OpenAI-compatible client: endpoint addresses, the API key, limits across processes,
+retries, outcome classification and the media of a request. The stand-in provider for tests and
+demos is ``scoring.providers.stand_in``."""
+
+from scoring.providers.addresses import AddressRefused, base_url_check
+from scoring.providers.client import (
+    Attempt,
+    CallResult,
+    Cancelled,
+    EndpointConfig,
+    backoff_seconds,
+    chat_call,
+    retry_after_seconds,
+)
+from scoring.providers.media import (
+    MediaPayload,
+    file_sha256,
+    frames_payload,
+    video_base64_payload,
+    video_url_payload,
+)
+from scoring.providers.outcomes import Verdict, classify_completion, classify_status
+from scoring.providers.secrets import MissingKey, api_key, redact
+
+__all__ = [
+    "AddressRefused",
+    "Attempt",
+    "CallResult",
+    "Cancelled",
+    "EndpointConfig",
+    "MediaPayload",
+    "MissingKey",
+    "Verdict",
+    "api_key",
+    "backoff_seconds",
+    "base_url_check",
+    "chat_call",
+    "classify_completion",
+    "classify_status",
+    "file_sha256",
+    "frames_payload",
+    "redact",
+    "retry_after_seconds",
+    "video_base64_payload",
+    "video_url_payload",
+]

@@ -1,0 +1,395 @@
+"""The stand-in provider: an OpenAI-compatible HTTP server on 127.0.0.1 for tests and for trying
+the flow without an account. It is not a model and says so: its model names start with
+``stand-in``, its answers with ``stand-in``, and its justifications say they come from word
+overlap.
+
+Answers are deterministic functions of the request: a prediction is picked from a small
+vocabulary by the SHA-256 of the attached media and evidence; the judges score by word overlap
+between candidate and reference (Jaccard), inside the bands the packages define. It recognises our
+packages' call data (the JSON document in the user message): ``reference`` + ``candidates``
+(reference judge), ``candidates`` alone (video judge), ``items`` (blind rater), ``question``
+(QA judge), anything else (prediction).
+
+Scripted behaviour for tests, through its control API (JSON):
+- ``POST /_stand_in/rules`` ``{"rules": [{"model": ..., "contains": ..., "times": N,
+  "action": {...}}]}``: the next matching requests (model name equal, body containing the text,
+  ``times`` of them, -1 for all) get ``action``: ``{"status": 429, "retry_after": 2}``,
+  ``{"status": 500}``, ``{"status": 400, "code": "content_filter"}``, ``{"status": 400,
+  "message": "..."}``, ``{"sleep_ms": 5000}`` (a timeout), ``{"content": "..."}`` (this reply
+  text: malformed JSON, payloads), ``{"finish_reason": "length"}`` (a truncated reply),
+  ``{"finish_reason": "content_filter"}``, ``{"echo_authorization": true}`` (a 401 quoting the
+  key, as some providers do); ``latency_ms`` may be added to any of them;
+- ``GET /_stand_in/stats``: requests answered, peak concurrent requests, and per request its
+  arrival time, model, status and whether it carried an Authorization header;
+- ``GET /_stand_in/requests?last=N``: the last bodies received (at most 50 are kept);
+- ``POST /_stand_in/reset``: counters, log and rules back to empty.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+STAND_IN_MODELS = ("stand-in-vision", "stand-in-judge")
+KEPT_BODIES = 50
+_WORD = re.compile(r"[a-z0-9]+")
+_VERBS = ("pick up", "put down", "open", "close", "wipe", "carry", "turn", "fill", "pour", "move")
+_OBJECTS = ("the cup", "the lid", "the can", "the kettle", "the tap", "the bag", "the pot",
+            "the cloth", "the box", "the bottle")  # fmt: skip
+
+
+def _words(text) -> set[str]:
+    return set(_WORD.findall(str(text or "").lower()))
+
+
+def overlap(a, b) -> float:
+    wa, wb = _words(a), _words(b)
+    if not wa or not wb:
+        return 0.0
+    return len(wa & wb) / len(wa | wb)
+
+
+def _h(*parts) -> bytes:
+    return hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
+
+
+# --- answers --------------------------------------------------------------------------------------
+
+
+def _prediction(seed: bytes) -> dict:
+    verb, obj = _VERBS[seed[0] % len(_VERBS)], _OBJECTS[seed[1] % len(_OBJECTS)]
+    after = _VERBS[seed[2] % len(_VERBS)]
+    return {
+        "local_intent": f"stand-in guess: {verb} {obj}",
+        "procedural_intent": f"stand-in guess: get {obj} ready for the task",
+        "next_step": f"stand-in guess: {after} {obj}",
+    }
+
+
+def _next_plan(candidate: str, observed: str, plausible: list) -> tuple[int, str]:
+    o = overlap(candidate, observed)
+    p = max((overlap(candidate, alt) for alt in plausible or []), default=0.0)
+    if o >= 0.5:
+        return 70 + round(30 * (o - 0.5) / 0.5), "observed"
+    if p >= 0.5:
+        return 20 + round(49 * (p - 0.5) / 0.5), "plausible"
+    if o > 0 or p > 0:
+        return 1 + round(18 * max(o, p) / 0.5), "related"
+    return 0, "none"
+
+
+def _reference_scores(reference: dict, candidate: dict) -> dict:
+    next_score, match = _next_plan(
+        candidate.get("next_step"),
+        reference.get("observed_next_step"),
+        reference.get("plausible_next_steps"),
+    )
+    return {
+        "local": round(100 * overlap(candidate.get("local_intent"), reference.get("local_intent"))),
+        "procedural": round(
+            100 * overlap(candidate.get("procedural_intent"), reference.get("procedural_intent"))
+        ),
+        "next": min(next_score, 100),
+        "match": match,
+    }
+
+
+def _code(score: int) -> str:
+    if score >= 90:
+        return "correct"
+    if score >= 70:
+        return "minor_omission"
+    if score >= 40:
+        return "too_vague"
+    return "unrelated"
+
+
+def answer(data: dict, media_digest: str) -> dict:
+    """The stand-in's reply object for the call data ``data``."""
+    if isinstance(data.get("candidates"), list) and isinstance(data.get("reference"), dict):
+        evaluations = []
+        for c in data["candidates"]:
+            s = _reference_scores(data["reference"], c)
+            evaluations.append({
+                "candidate_id": c.get("candidate_id", ""),
+                "local_intent_score": s["local"],
+                "procedural_intent_score": s["procedural"],
+                "next_plan_score": s["next"],
+                "next_plan_match_type": s["match"],
+                "brief_reason": "stand-in: scored by word overlap with the reference",
+            })  # fmt: skip
+        return {"evaluations": evaluations}
+    if isinstance(data.get("candidates"), list):
+        evaluations = []
+        for c in data["candidates"]:
+            seed = _h(media_digest, c.get("local_intent"), c.get("next_step"))
+            evaluations.append(
+                {"candidate_id": c.get("candidate_id", "")}
+                | {m: seed[i] % 5 for i, m in enumerate(("gf", "hic", "tpc", "npf"))}
+            )
+        return {"evaluations": evaluations}
+    if isinstance(data.get("items"), list):
+        evaluations = []
+        for item in data["items"]:
+            s = _reference_scores(item.get("reference") or {}, item.get("prediction") or {})
+            evaluations.append({
+                "blind_id": item.get("blind_id", ""),
+                "local_score_0_100": s["local"],
+                "procedural_score_0_100": s["procedural"],
+                "next_plan_score_0_100": s["next"],
+                "local_reason_code": _code(s["local"]),
+                "procedural_reason_code": _code(s["procedural"]),
+                "next_plan_reason_code": _code(s["next"]),
+                "brief_reason": "stand-in: scored by word overlap with the reference",
+            })  # fmt: skip
+        return {"evaluations": evaluations}
+    if "question" in data:
+        o = overlap(data.get("answer"), data.get("reference_answer"))
+        correct = o >= 0.5
+        score = (5 if o >= 0.8 else 4) if correct else min(3, round(o * 6))
+        return {
+            "correct": correct,
+            "score": score,
+            "justification": f"stand-in: word overlap {o:.2f} with the reference answer",
+        }
+    return _prediction(_h(media_digest, json.dumps(data, sort_keys=True)))
+
+
+def call_data(body: dict) -> tuple[dict, str]:
+    """The JSON document of the last user message, and a digest of its media parts."""
+    data: dict = {}
+    digest = hashlib.sha256()
+    for message in body.get("messages") or []:
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        parts = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        for part in parts:
+            if part.get("type") == "text":
+                found = _first_object(part.get("text") or "")
+                if found is not None:
+                    data = found
+            elif part.get("type") in ("image_url", "video_url"):
+                digest.update(json.dumps(part, sort_keys=True).encode())
+    return data, digest.hexdigest()
+
+
+def _first_object(text: str) -> dict | None:
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            start = text.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            return value
+        start = text.find("{", start + 1)
+    return None
+
+
+# --- the server -----------------------------------------------------------------------------------
+
+
+class StandIn:
+    """Counters, log, rules: shared by the request threads."""
+
+    def __init__(self, *, latency_ms: int = 0):
+        self.latency_ms = latency_ms
+        self.lock = threading.Lock()
+        self.started = time.monotonic()
+        self.reset()
+
+    def reset(self) -> None:
+        with self.lock:
+            self.requests = 0
+            self.in_flight = 0
+            self.peak = 0
+            self.log: list[dict] = []
+            self.bodies: deque = deque(maxlen=KEPT_BODIES)
+            self.rules: list[dict] = []
+
+    def enter(self, body_text: str, body: dict, authorized: bool) -> tuple[dict | None, dict]:
+        with self.lock:
+            self.requests += 1
+            self.in_flight += 1
+            self.peak = max(self.peak, self.in_flight)
+            entry = {
+                "n": self.requests,
+                "t": round(time.monotonic() - self.started, 4),
+                "model": body.get("model"),
+                "authorization": authorized,
+            }
+            self.log.append(entry)
+            self.bodies.append(body_text)
+            action = None
+            for rule in self.rules:
+                if rule.get("times", 1) == 0:
+                    continue
+                if rule.get("model") and rule["model"] != body.get("model"):
+                    continue
+                if rule.get("contains") and rule["contains"] not in body_text:
+                    continue
+                if rule.get("times", 1) > 0:
+                    rule["times"] = rule.get("times", 1) - 1
+                action = rule.get("action", {})
+                break
+            return action, entry
+
+    def leave(self, entry: dict, status: int) -> None:
+        with self.lock:
+            self.in_flight -= 1
+            entry["status"] = status
+
+    def stats(self) -> dict:
+        with self.lock:
+            return {
+                "stand_in": True,
+                "requests": self.requests,
+                "in_flight": self.in_flight,
+                "peak_concurrency": self.peak,
+                "log": list(self.log),
+            }
+
+
+def _completion(model: str, content: str, finish_reason: str, prompt_bytes: int) -> dict:
+    return {
+        "id": f"stand-in-{hashlib.sha256(content.encode()).hexdigest()[:12]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": f"{model}+stand-in-build-1",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": finish_reason,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_bytes // 4,
+            "completion_tokens": max(1, len(content) // 4),
+            "total_tokens": prompt_bytes // 4 + max(1, len(content) // 4),
+        },
+    }
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "IntentStudioStandIn/1"
+    state: StandIn
+
+    def log_message(self, format, *args):  # quiet: the stats endpoint is the log
+        return
+
+    def _send(self, status: int, payload, headers: dict | None = None) -> None:
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, str(value))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _body(self) -> bytes:
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def do_GET(self):
+        url = urlsplit(self.path)
+        if url.path == "/_stand_in/stats":
+            return self._send(200, self.state.stats())
+        if url.path == "/_stand_in/requests":
+            last = int(parse_qs(url.query).get("last", ["10"])[0])
+            with self.state.lock:
+                bodies = list(self.state.bodies)[-last:]
+            return self._send(200, {"bodies": bodies})
+        if url.path.rstrip("/") in ("/v1/models", "/models"):
+            return self._send(
+                200,
+                {"object": "list", "data": [{"id": m, "object": "model"} for m in STAND_IN_MODELS]},
+            )
+        return self._send(404, {"error": {"message": "not found", "type": "not_found"}})
+
+    def do_POST(self):
+        url = urlsplit(self.path)
+        raw = self._body()
+        if url.path == "/_stand_in/rules":
+            rules = json.loads(raw or b"{}").get("rules", [])
+            with self.state.lock:
+                self.state.rules = list(rules)
+            return self._send(200, {"rules": len(rules)})
+        if url.path == "/_stand_in/reset":
+            self.state.reset()
+            return self._send(200, {"reset": True})
+        if url.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+            return self._send(404, {"error": {"message": "not found", "type": "not_found"}})
+        text = raw.decode("utf-8", "replace")
+        try:
+            body = json.loads(text)
+        except ValueError:
+            return self._send(
+                400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}}
+            )
+        action, entry = self.state.enter(text, body, "Authorization" in self.headers)
+        status = 200
+        try:
+            status = self._complete(body, action or {}, len(raw))
+        finally:
+            self.state.leave(entry, status)
+
+    def _complete(self, body: dict, action: dict, size: int) -> int:
+        latency = action.get("latency_ms", self.state.latency_ms)
+        if action.get("sleep_ms"):
+            latency = action["sleep_ms"]
+        if latency:
+            time.sleep(latency / 1000)
+        model = str(body.get("model") or "")
+        if action.get("echo_authorization"):
+            quoted = self.headers.get("Authorization", "")
+            message = f"Incorrect API key provided: {quoted}"
+            error = {"message": message, "type": "invalid_request_error", "code": "invalid_api_key"}
+            self._send(401, {"error": error})
+            return 401
+        if action.get("status", 200) != 200:
+            status = int(action["status"])
+            error = {
+                "message": action.get("message", f"stand-in scripted {status}"),
+                "type": action.get("type", "stand_in_scripted"),
+                "code": action.get("code"),
+            }
+            headers = {"Retry-After": action["retry_after"]} if "retry_after" in action else None
+            self._send(status, {"error": error}, headers)
+            return status
+        if "content" in action:
+            content = action["content"]
+            if not isinstance(content, str):
+                content = json.dumps(content)
+        else:
+            data, digest = call_data(body)
+            content = json.dumps(answer(data, digest))
+        finish = action.get("finish_reason", "stop")
+        if finish == "length":
+            content = content[: max(1, len(content) // 2)]
+        self._send(200, _completion(model, content, finish, size))
+        return 200
+
+
+def make_server(
+    host: str = "127.0.0.1", port: int = 0, *, latency_ms: int = 0
+) -> ThreadingHTTPServer:
+    """A stand-in server bound to (host, port); ``port=0`` picks a free one."""
+    state = StandIn(latency_ms=latency_ms)
+    handler = type("StandInHandler", (_Handler,), {"state": state})
+    server = ThreadingHTTPServer((host, port), handler)
+    server.daemon_threads = True
+    server.request_queue_size = 128
+    server.state = state
+    return server
