@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from annotation.models import MicroStep
+from annotation.models import MicroStep, ReleaseStep
+from media.models import SourceVideo
 from media.renders import RenderJob
 from media.windows import StepTimes
 
 
-def _times(step: MicroStep) -> StepTimes:
+def _times(step: MicroStep | ReleaseStep) -> StepTimes:
     return StepTimes(
         start_us=step.start_us,
         cutoff_us=step.cutoff_us,
@@ -52,6 +53,48 @@ def render_jobs(steps: Iterable[MicroStep], *, seed: int = 0) -> list[RenderJob]
                 )
             )
     return jobs
+
+
+def release_step_jobs(
+    steps: Iterable[ReleaseStep], *, seed: int = 0
+) -> tuple[dict[str, RenderJob], list[str]]:
+    """Render jobs for frozen steps, with their neighbours *in the same release* (the times as
+    frozen, never the live steps'): ({sample uid: job}, uids whose source video is not here).
+
+    Used for model runs on a release or manifest; the seed rule is that of ``render_jobs``.
+    """
+    steps = list(steps)
+    release_ids = {s.release_id for s in steps}
+    shas = {s.video_sha256 for s in steps}
+    videos = dict(SourceVideo.objects.filter(sha256__in=shas).values_list("sha256", "id"))
+    lines: dict[tuple[int, str], list[ReleaseStep]] = {}
+    for step in ReleaseStep.objects.filter(
+        release_id__in=release_ids, video_sha256__in=shas
+    ).order_by("release_id", "video_sha256", "start_us", "id"):
+        lines.setdefault((step.release_id, step.video_sha256), []).append(step)
+    neighbours: dict[int, tuple[ReleaseStep | None, ReleaseStep | None]] = {}
+    for line in lines.values():
+        for i, step in enumerate(line):
+            neighbours[step.pk] = (
+                line[i - 1] if i > 0 else None,
+                line[i + 1] if i + 1 < len(line) else None,
+            )
+    jobs, missing = {}, []
+    for step in steps:
+        uid = str(step.sample_id)
+        if step.video_sha256 not in videos:
+            missing.append(uid)
+            continue
+        previous, following = neighbours.get(step.pk, (None, None))
+        jobs[uid] = RenderJob(
+            subject=f"step {uid}",
+            video_id=videos[step.video_sha256],
+            step=_times(step),
+            previous=_times(previous) if previous else None,
+            following=_times(following) if following else None,
+            seed=f"{seed}:{uid}",
+        )
+    return jobs, missing
 
 
 def job_as_json(job: RenderJob) -> dict:

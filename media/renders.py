@@ -92,10 +92,20 @@ def transmission_profile(*, sizes_bytes: Iterable[int]) -> str:
     return "clip_intra" if any(s > TRANSMISSION_MAX_BYTES for s in sizes_bytes) else "clip"
 
 
+def frames_profile(count: int) -> str:
+    """The name of the profile of ``count`` frames (``frames16`` is the paper's budget)."""
+    if not 1 <= count <= 64:
+        raise ProfileMismatch(f"a frame set holds 1 to 64 frames, not {count}")
+    return f"frames{count}"
+
+
 def _profile(name: str) -> Profile:
     try:
         return PROFILES[name]
     except KeyError:
+        # Frame sets of another size (an endpoint that takes N images): framesN, 1 <= N <= 64.
+        if name.startswith("frames") and name[6:].isdigit() and 1 <= int(name[6:]) <= 64:
+            return Profile(name, "frames", frame_count=int(name[6:]))
         raise ProfileMismatch(
             f"unknown render profile {name!r}; known: {sorted(PROFILES)}"
         ) from None

@@ -30,9 +30,13 @@ class Judgement(models.Model):
     subject_kind = models.CharField(max_length=20)
     subject_key = models.CharField(max_length=200, help_text="Names the subject in its source")
     prediction = models.ForeignKey(
-        RunItem, null=True, blank=True, on_delete=models.PROTECT, related_name="judged_in",
+        RunItem,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="judged_in",
         help_text="The judged prediction, when the subject is one",
-    )  # fmt: skip
+    )
     sample_id = models.UUIDField(null=True, blank=True)
     candidate_id = models.CharField(max_length=40, help_text="The anonymous id the judge saw")
     position = models.PositiveIntegerField(help_text="Place in the seeded shuffle")

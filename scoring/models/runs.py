@@ -68,14 +68,18 @@ class Run(models.Model):
         "scoring.PromptPackage", on_delete=models.PROTECT, related_name="runs"
     )
     sources = models.ManyToManyField(
-        "self", symmetrical=False, blank=True, related_name="judged_by",
+        "self",
+        symmetrical=False,
+        blank=True,
+        related_name="judged_by",
         help_text="The runs whose candidates a judge run scores",
-    )  # fmt: skip
+    )
     options = models.JSONField(default=dict, blank=True)
     provenance = models.JSONField(
         default=dict, blank=True, help_text="Endpoint, package, sampling and manifest hashes"
     )
     status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.RUNNING)
+    error = models.TextField(blank=True, help_text="Why the run stopped on its own")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(
@@ -137,6 +141,7 @@ class RunItem(Leased):
     prediction = models.JSONField(null=True, blank=True, help_text="The three fields, when ok")
     detail = models.CharField(max_length=500, blank=True, help_text="Why the outcome")
     calls = models.JSONField(default=list, blank=True, help_text="Every HTTP attempt")
+    requests = models.PositiveIntegerField(default=0, help_text="HTTP requests made (len(calls))")
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True, help_text="Why it waits or stopped (media, lease)")

@@ -29,8 +29,16 @@ from studio.canonical import canonical_bytes, sha256_hex
 
 FORMAT = "intent-studio.prompt-package/1"
 BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
-_FIELDS = {"format", "name", "purpose", "description", "system", "user_template",
-           "output_schema", "sampling"}  # fmt: skip
+_FIELDS = {
+    "format",
+    "name",
+    "purpose",
+    "description",
+    "system",
+    "user_template",
+    "output_schema",
+    "sampling",
+}
 _SAMPLING = {"temperature": (0, 2), "max_tokens": (1, 65536), "seed": (0, 2**31 - 1)}
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
 

@@ -40,8 +40,18 @@ STAND_IN_MODELS = ("stand-in-vision", "stand-in-judge")
 KEPT_BODIES = 50
 _WORD = re.compile(r"[a-z0-9]+")
 _VERBS = ("pick up", "put down", "open", "close", "wipe", "carry", "turn", "fill", "pour", "move")
-_OBJECTS = ("the cup", "the lid", "the can", "the kettle", "the tap", "the bag", "the pot",
-            "the cloth", "the box", "the bottle")  # fmt: skip
+_OBJECTS = (
+    "the cup",
+    "the lid",
+    "the can",
+    "the kettle",
+    "the tap",
+    "the bag",
+    "the pot",
+    "the cloth",
+    "the box",
+    "the bottle",
+)
 
 
 def _words(text) -> set[str]:
@@ -116,14 +126,16 @@ def answer(data: dict, media_digest: str) -> dict:
         evaluations = []
         for c in data["candidates"]:
             s = _reference_scores(data["reference"], c)
-            evaluations.append({
-                "candidate_id": c.get("candidate_id", ""),
-                "local_intent_score": s["local"],
-                "procedural_intent_score": s["procedural"],
-                "next_plan_score": s["next"],
-                "next_plan_match_type": s["match"],
-                "brief_reason": "stand-in: scored by word overlap with the reference",
-            })  # fmt: skip
+            evaluations.append(
+                {
+                    "candidate_id": c.get("candidate_id", ""),
+                    "local_intent_score": s["local"],
+                    "procedural_intent_score": s["procedural"],
+                    "next_plan_score": s["next"],
+                    "next_plan_match_type": s["match"],
+                    "brief_reason": "stand-in: scored by word overlap with the reference",
+                }
+            )
         return {"evaluations": evaluations}
     if isinstance(data.get("candidates"), list):
         evaluations = []
@@ -138,16 +150,18 @@ def answer(data: dict, media_digest: str) -> dict:
         evaluations = []
         for item in data["items"]:
             s = _reference_scores(item.get("reference") or {}, item.get("prediction") or {})
-            evaluations.append({
-                "blind_id": item.get("blind_id", ""),
-                "local_score_0_100": s["local"],
-                "procedural_score_0_100": s["procedural"],
-                "next_plan_score_0_100": s["next"],
-                "local_reason_code": _code(s["local"]),
-                "procedural_reason_code": _code(s["procedural"]),
-                "next_plan_reason_code": _code(s["next"]),
-                "brief_reason": "stand-in: scored by word overlap with the reference",
-            })  # fmt: skip
+            evaluations.append(
+                {
+                    "blind_id": item.get("blind_id", ""),
+                    "local_score_0_100": s["local"],
+                    "procedural_score_0_100": s["procedural"],
+                    "next_plan_score_0_100": s["next"],
+                    "local_reason_code": _code(s["local"]),
+                    "procedural_reason_code": _code(s["procedural"]),
+                    "next_plan_reason_code": _code(s["next"]),
+                    "brief_reason": "stand-in: scored by word overlap with the reference",
+                }
+            )
         return {"evaluations": evaluations}
     if "question" in data:
         o = overlap(data.get("answer"), data.get("reference_answer"))

@@ -1,0 +1,124 @@
+"""What a judge scores: subjects, generic over where they come from.
+
+A subject is a candidate text set with the reference it is compared to: an ``ok`` prediction of a
+prediction run, a QA answer, and (later) a human answer. Judges see only ``candidate`` and
+``reference``, never ``key``, so no run, model or person name ever reaches a judge."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from annotation.models import ReleaseStep
+from scoring.models import ItemState, Outcome, Run, RunKind
+
+
+@dataclass(frozen=True)
+class Subject:
+    kind: str  # scoring.models.SubjectKind
+    key: str  # unique among a judge run's subjects, e.g. "<run name>:<sample uid>"
+    sample_id: uuid.UUID | None
+    candidate: dict
+    reference: dict | None
+    prediction_id: int | None = None
+    extra: dict = field(default_factory=dict)
+
+
+class SubjectError(ValueError):
+    pass
+
+
+def step_reference(step: ReleaseStep) -> dict:
+    """A step's frozen labels as a judge receives them."""
+    return {
+        "local_intent": step.local_intent,
+        "procedural_intent": step.procedural_intent,
+        "observed_next_step": step.next_step,
+        "plausible_next_steps": list(step.plausible_next_steps or []),
+    }
+
+
+def subjects_from_runs(runs: list[Run]) -> tuple[list[Subject], dict]:
+    """The ``ok`` predictions of finished prediction runs as subjects, and the counts of what
+    is not judged (predictions that failed score 0 in the full benchmark without a judge call)."""
+    subjects: list[Subject] = []
+    not_judged: dict[str, int] = {}
+    for run in runs:
+        if run.kind != RunKind.PREDICTION:
+            raise SubjectError(f"{run.name} is a {run.kind} run; judges score prediction runs")
+        open_items = run.items.exclude(state=ItemState.DONE).count()
+        if open_items:
+            raise SubjectError(
+                f"run {run.name} still has {open_items} item(s) pending; judge it once it is done"
+            )
+        steps = {
+            s.sample_id: s
+            for s in ReleaseStep.objects.filter(
+                release_id=run.release_id, sample_id__in=run.items.values("sample_id")
+            )
+        }
+        for item in run.items.order_by("position").only(
+            "pk", "key", "sample_id", "outcome", "prediction"
+        ):
+            if item.outcome != Outcome.OK:
+                not_judged[item.outcome] = not_judged.get(item.outcome, 0) + 1
+                continue
+            subjects.append(
+                Subject(
+                    kind="prediction",
+                    key=f"{run.name}:{item.key}",
+                    sample_id=item.sample_id,
+                    candidate=dict(item.prediction),
+                    reference=step_reference(steps[item.sample_id]),
+                    prediction_id=item.pk,
+                )
+            )
+    return subjects, not_judged
+
+
+QA_FIELDS = ("uid", "question", "reference_answer", "answer")
+
+
+def subjects_from_qa_file(path: Path) -> list[Subject]:
+    """QA answers to judge from JSON Lines, one object per answer: ``uid`` (unique), ``question``,
+    ``reference_answer``, ``answer`` (text); validated all-or-nothing with line numbers."""
+    subjects, seen = [], set()
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SubjectError(f"{path} cannot be read: {exc}") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise SubjectError(f"line {number}: not JSON ({exc.msg})") from None
+        if not isinstance(record, dict):
+            raise SubjectError(f"line {number}: not a JSON object")
+        unknown = sorted(set(record) - set(QA_FIELDS))
+        if unknown:
+            raise SubjectError(f"line {number}: unknown field(s) {', '.join(unknown)}")
+        for name in QA_FIELDS:
+            if not isinstance(record.get(name), str) or not record[name].strip():
+                raise SubjectError(f"line {number}: {name} must be non-empty text")
+        if record["uid"] in seen:
+            raise SubjectError(f"line {number}: uid {record['uid']} appears twice")
+        seen.add(record["uid"])
+        subjects.append(
+            Subject(
+                kind="qa_answer",
+                key=record["uid"][:200],
+                sample_id=None,
+                candidate={"answer": record["answer"]},
+                reference={
+                    "question": record["question"],
+                    "reference_answer": record["reference_answer"],
+                },
+            )
+        )
+    if not subjects:
+        raise SubjectError(f"{path} holds no QA answers")
+    return subjects
