@@ -1,6 +1,22 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def _sync_packages(sender, **kwargs) -> None:
+    # Our shipped packages are registered (as new versions when their bytes changed) after every
+    # migrate, so `make run` and a fresh database always have them.
+    from scoring.packages import packages_sync_builtin
+
+    packages_sync_builtin()
 
 
 class ScoringConfig(AppConfig):
     name = "scoring"
     verbose_name = "Scoring"
+
+    def ready(self) -> None:
+        from scoring.runs.leases import run_item_work
+        from studio.leases import work_kind_register
+
+        work_kind_register(run_item_work())
+        post_migrate.connect(_sync_packages, sender=self, dispatch_uid="scoring.sync_packages")

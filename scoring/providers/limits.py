@@ -260,14 +260,15 @@ class _FileStore(_Store):
 
 # --- the limiter ----------------------------------------------------------------------------------
 
-_stores: dict[str, _Store] = {}
+_stores: dict[str, _Store] = {}  # by URL and prefix
 _stores_lock = threading.Lock()
 
 
 def _store() -> _Store:
     url = settings.MODEL_LIMITER_URL
+    key = f"{url} {settings.MODEL_LIMITER_PREFIX}"
     with _stores_lock:
-        store = _stores.get(url)
+        store = _stores.get(key)
         if store is None:
             if url.startswith(("redis://", "rediss://", "unix://")):
                 store = _RedisStore(url, settings.MODEL_LIMITER_PREFIX)
@@ -275,7 +276,7 @@ def _store() -> _Store:
                 store = _FileStore(url.removeprefix("file://"))
             else:
                 raise ValueError(f"MODEL_LIMITER_URL={url!r}: use redis://... or file:///dir")
-            _stores[url] = store
+            _stores[key] = store
         return store
 
 

@@ -1,7 +1,14 @@
-"""Shared helpers for the statistics-engine tests (no Django needed)."""
+"""Shared helpers: the statistics-engine tests (no Django) and the model-run tests (a stand-in
+provider, a frozen release, endpoints and packages)."""
 
+import json
 import math
+import os
+import subprocess
+import sys
+import uuid
 
+import httpx2
 import pytest
 
 TOLERANCE = 1e-9
@@ -19,3 +26,129 @@ def _assert_close(ours, ref, context="", tol=TOLERANCE):
 @pytest.fixture
 def assert_close():
     return _assert_close
+
+
+# --- Model runs: the stand-in provider, a frozen release, endpoints ---------------------------
+
+
+S = 1_000_000
+LABELS = [
+    ("Fill the kettle with water", "Get water to boil for tea", "Put the kettle on its base",
+     ["Wipe the kettle dry"]),
+    ("Take a mug from the shelf", "A mug is needed to brew in", "Drop a tea bag into the mug", []),
+    ("Pour the boiling water", "Brew the tea", "Wait for the tea to steep", ["Add milk"]),
+]  # fmt: skip
+
+
+class StandIn:
+    """A running stand-in provider (``manage.py serve_stand_in_provider``) and its control API."""
+
+    def __init__(self, proc, url):
+        self.proc = proc
+        self.url = url  # http://127.0.0.1:PORT
+        self.base_url = f"{url}/v1"
+
+    def _call(self, path, payload=None):
+        if payload is None:
+            return httpx2.get(self.url + path, timeout=10).json()
+        return httpx2.post(self.url + path, json=payload, timeout=10).json()
+
+    def rules(self, *rules):
+        return self._call("/_stand_in/rules", {"rules": list(rules)})
+
+    def stats(self):
+        return self._call("/_stand_in/stats")
+
+    def bodies(self, last=10):
+        return [json.loads(b) for b in self._call(f"/_stand_in/requests?last={last}")["bodies"]]
+
+    def reset(self):
+        return self._call("/_stand_in/reset", {})
+
+
+def start_stand_in(env=None, latency_ms=0) -> StandIn:
+    from tests.conftest import ROOT
+
+    proc = subprocess.Popen(
+        [sys.executable, "manage.py", "serve_stand_in_provider", "--port", "0",
+         "--latency-ms", str(latency_ms)],
+        cwd=ROOT, env=env or dict(os.environ), stdout=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )  # fmt: skip
+    line = proc.stdout.readline()
+    if "http://" not in line:
+        proc.kill()
+        raise RuntimeError(f"the stand-in did not start: {line!r}")
+    url = line.strip().rsplit(" ", 1)[-1].removesuffix("/v1")
+    return StandIn(proc, url)
+
+
+def stop_stand_in(stand_in: StandIn) -> None:
+    stand_in.proc.terminate()
+    try:
+        stand_in.proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        stand_in.proc.kill()
+        stand_in.proc.wait()
+
+
+@pytest.fixture(scope="session")
+def stand_in_server():
+    server = start_stand_in()
+    yield server
+    stop_stand_in(server)
+
+
+@pytest.fixture
+def stand_in(stand_in_server):
+    stand_in_server.reset()
+    return stand_in_server
+
+
+@pytest.fixture(autouse=True)
+def _model_settings(settings, tmp_path):
+    """Fast retries and limits of this test's own (a fresh file store or Redis key prefix)."""
+    settings.MODEL_BACKOFF_BASE_SECONDS = 0.01
+    settings.MODEL_BACKOFF_MAX_SECONDS = 0.05
+    if not settings.MODEL_LIMITER_URL.startswith("redis"):
+        settings.MODEL_LIMITER_URL = f"file://{tmp_path / 'limits'}"
+    settings.MODEL_LIMITER_PREFIX = f"test13:{uuid.uuid4().hex}:"
+
+
+@pytest.fixture
+def frozen_release(db, make_video, annotator, admin_user):
+    """Three labelled steps of one video (no file behind it), frozen as release ``r1``."""
+    from annotation.releases import release_freeze
+    from annotation.services import step_create
+
+    video = make_video(title="secret-title-of-the-video.mp4")
+    for i, (local, why, nxt, plausible) in enumerate(LABELS):
+        step_create(
+            video=video, author=annotator, start_us=i * 3 * S, cutoff_us=i * 3 * S + 2 * S,
+            outcome_us=i * 3 * S + 2 * S, end_us=(i + 1) * 3 * S, local_intent=local,
+            procedural_intent=why, next_step=nxt, plausible_next_steps=plausible,
+        )  # fmt: skip
+    return release_freeze(name="r1", author=admin_user)
+
+
+@pytest.fixture
+def make_endpoint(db, stand_in):
+    from scoring.endpoints import endpoint_create
+
+    def make(name="stand-in-vlm", **fields):
+        fields.setdefault("base_url", stand_in.base_url)
+        fields.setdefault("model", "stand-in-vision")
+        fields.setdefault("json_schema", True)
+        fields.setdefault("max_attempts", 3)
+        fields.setdefault("timeout_seconds", 10)
+        return endpoint_create(name=name, **fields)
+
+    return make
+
+
+@pytest.fixture
+def packages(db):
+    from scoring.packages import package_resolve, packages_sync_builtin
+
+    packages_sync_builtin()
+    return package_resolve
