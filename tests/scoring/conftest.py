@@ -33,11 +33,15 @@ def assert_close():
 
 S = 1_000_000
 LABELS = [
-    ("Fill the kettle with water", "Get water to boil for tea", "Put the kettle on its base",
-     ["Wipe the kettle dry"]),
+    (
+        "Fill the kettle with water",
+        "Get water to boil for tea",
+        "Put the kettle on its base",
+        ["Wipe the kettle dry"],
+    ),
     ("Take a mug from the shelf", "A mug is needed to brew in", "Drop a tea bag into the mug", []),
     ("Pour the boiling water", "Brew the tea", "Wait for the tea to steep", ["Add milk"]),
-]  # fmt: skip
+]
 
 
 class StandIn:
@@ -70,11 +74,21 @@ def start_stand_in(env=None, latency_ms=0) -> StandIn:
     from tests.conftest import ROOT
 
     proc = subprocess.Popen(
-        [sys.executable, "manage.py", "serve_stand_in_provider", "--port", "0",
-         "--latency-ms", str(latency_ms)],
-        cwd=ROOT, env=env or dict(os.environ), stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "manage.py",
+            "serve_stand_in_provider",
+            "--port",
+            "0",
+            "--latency-ms",
+            str(latency_ms),
+        ],
+        cwd=ROOT,
+        env=env or dict(os.environ),
+        stdout=subprocess.PIPE,
+        text=True,
         start_new_session=True,
-    )  # fmt: skip
+    )
     line = proc.stdout.readline()
     if "http://" not in line:
         proc.kill()
@@ -124,10 +138,17 @@ def frozen_release(db, make_video, annotator, admin_user):
     video = make_video(title="secret-title-of-the-video.mp4")
     for i, (local, why, nxt, plausible) in enumerate(LABELS):
         step_create(
-            video=video, author=annotator, start_us=i * 3 * S, cutoff_us=i * 3 * S + 2 * S,
-            outcome_us=i * 3 * S + 2 * S, end_us=(i + 1) * 3 * S, local_intent=local,
-            procedural_intent=why, next_step=nxt, plausible_next_steps=plausible,
-        )  # fmt: skip
+            video=video,
+            author=annotator,
+            start_us=i * 3 * S,
+            cutoff_us=i * 3 * S + 2 * S,
+            outcome_us=i * 3 * S + 2 * S,
+            end_us=(i + 1) * 3 * S,
+            local_intent=local,
+            procedural_intent=why,
+            next_step=nxt,
+            plausible_next_steps=plausible,
+        )
     return release_freeze(name="r1", author=admin_user)
 
 

@@ -12,9 +12,13 @@ pytestmark = pytest.mark.django_db
 
 def _predict(frozen_release, endpoint, packages, name="p1", condition="prompt_only", **kw):
     run = run_predict(
-        name=name, endpoint=endpoint, package=packages("frames-prediction"),
-        condition=condition, release=frozen_release, **kw,
-    )  # fmt: skip
+        name=name,
+        endpoint=endpoint,
+        package=packages("frames-prediction"),
+        condition=condition,
+        release=frozen_release,
+        **kw,
+    )
     run_drive(run_id=run.pk)
     run.refresh_from_db()
     return run
@@ -40,12 +44,15 @@ def test_a_clean_run_ends_ok_with_three_fields(frozen_release, make_endpoint, pa
         ({"content": "I think the person is making tea."}, "parse_failure", "not JSON"),
         ({"finish_reason": "length"}, "parse_failure", "cut off"),
         ({"content": '{"local_intent": "x", "procedural_intent": "y"}'}, "parse_failure", "next"),
-        ({"content": '{"local_intent": "x", "procedural_intent": "y", "next_step": "z", "why": 1}'},
-         "parse_failure", "why"),
+        (
+            {"content": '{"local_intent": "x", "procedural_intent":"y", "next_step":"z", "w": 0}'},
+            "parse_failure",
+            "w",
+        ),
         ({"status": 401}, "api_error", "401"),
         ({"status": 400, "message": "unknown parameter foo"}, "api_error", "400"),
     ],
-)  # fmt: skip
+)
 def test_each_failure_ends_in_its_outcome_and_is_never_scored(
     frozen_release, make_endpoint, packages, stand_in, action, outcome, detail
 ):
