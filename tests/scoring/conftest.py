@@ -173,3 +173,49 @@ def packages(db):
 
     packages_sync_builtin()
     return package_resolve
+
+
+@pytest.fixture(scope="session")
+def synth_file(tmp_path_factory):
+    from media.synth import synth_video
+
+    return synth_video(tmp_path_factory.mktemp("synth") / "clip.mp4", seconds=6, fps=30)
+
+
+@pytest.fixture
+def media_release(db, scene, synth_file, annotator, admin_user):
+    """A real frame-numbered video with two labelled steps, frozen as release ``media``."""
+    import shutil
+
+    from annotation.releases import release_freeze
+    from annotation.services import step_create
+    from media.services import video_import
+    from media.timebase import snap_to_frame
+
+    copy = synth_file.path.parent / f"copy-{uuid.uuid4().hex}.mp4"
+    shutil.copyfile(synth_file.path, copy)
+    video = video_import(path=copy, scene=scene, title="secret-title-of-the-video.mp4")
+    times = video.frame_times_us()
+    for i, (local, why, nxt, plausible) in enumerate(LABELS[:2]):
+        marks = [snap_to_frame(times, t) for t in (i * 3 * S, i * 3 * S + 2 * S, i * 3 * S + 2 * S)]
+        step_create(
+            video=video,
+            author=annotator,
+            start_us=marks[0],
+            cutoff_us=marks[1],
+            outcome_us=marks[2],
+            end_us=snap_to_frame(times, (i + 1) * 3 * S - 1),
+            local_intent=local,
+            procedural_intent=why,
+            next_step=nxt,
+            plausible_next_steps=plausible,
+        )
+    return release_freeze(name="media", author=admin_user)
+
+
+def render_run_media(run) -> None:
+    """Render, in this process, every medium a run's items wait for."""
+    from media.renders import media_render
+
+    for media_id in set(run.items.exclude(media=None).values_list("media_id", flat=True)):
+        media_render(media_id=media_id)

@@ -1,0 +1,143 @@
+"""Runs on real rendered media: what a model receives is exactly the condition's media (16
+images for a frames endpoint, the clip for a video endpoint), hashed into the cache key, with no
+label, scene, title or id anywhere in the request; a run waits for media that is not ready."""
+
+import base64
+import hashlib
+import json
+
+import pytest
+
+from scoring.judges import judge_start
+from scoring.models import RunItem
+from scoring.runs import run_drive, run_predict
+from tests.scoring.conftest import LABELS, render_run_media
+
+pytestmark = pytest.mark.django_db
+
+
+def _forbidden(release) -> list[str]:
+    step = release.steps.first()
+    words = ["indoor/kitchen", "kitchen", "secret-title", step.video_sha256, str(step.sample_id)]
+    for local, why, nxt, plausible in LABELS:
+        words += [local, why, nxt, *plausible]
+    return words
+
+
+def test_a_frames_request_carries_exactly_16_images_and_nothing_else(
+    media_release, make_endpoint, packages, stand_in
+):
+    run = run_predict(
+        name="frames",
+        endpoint=make_endpoint(media="frames"),
+        package=packages("official-prediction"),
+        condition="official",
+        release=media_release,
+    )
+    assert run_drive(run_id=run.pk, seconds=2) == 0  # nothing is ready: it waits
+    assert stand_in.stats()["requests"] == 0
+    render_run_media(run)
+    run_drive(run_id=run.pk)
+    assert set(run.items.values_list("outcome", flat=True)) == {"ok"}
+    bodies = stand_in.bodies(2)
+    assert len(bodies) == 2
+    for body in bodies:
+        user = body["messages"][1]["content"]
+        images = [p for p in user if p["type"] == "image_url"]
+        assert len(images) == 16
+        assert all(p["image_url"]["url"].startswith("data:image/png;base64,") for p in images)
+        text = json.dumps(body["messages"][0]) + user[0]["text"]
+        for word in _forbidden(media_release):
+            assert word not in text, word
+        assert body["temperature"] == 0
+    item = run.items.first()
+    digest = hashlib.sha256()
+    for part in next(b for b in bodies if True)["messages"][1]["content"][1:]:
+        data = base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
+        digest.update(f"image/png {len(data)}\n".encode() + data)
+    assert digest.hexdigest() in set(run.items.values_list("media_sha256", flat=True))
+    assert item.interface == "frames"
+
+
+def test_a_video_endpoint_gets_the_clip_as_a_data_url(
+    media_release, make_endpoint, packages, stand_in
+):
+    run = run_predict(
+        name="video",
+        endpoint=make_endpoint(media="video_base64"),
+        package=packages("official-prediction"),
+        condition="official",
+        release=media_release,
+    )
+    render_run_media(run)
+    run_drive(run_id=run.pk)
+    body = stand_in.bodies(1)[0]
+    parts = body["messages"][1]["content"]
+    assert [p["type"] for p in parts] == ["text", "video_url"]
+    assert parts[1]["video_url"]["url"].startswith("data:video/mp4;base64,")
+    assert set(run.items.values_list("interface", flat=True)) == {"video_base64"}
+
+
+def test_media_bytes_are_part_of_the_cache_key(media_release, make_endpoint, packages, stand_in):
+    endpoint = make_endpoint(media="frames")
+    runs = []
+    for name, condition in (("official", "official"), ("early", "early")):
+        run = run_predict(
+            name=name,
+            endpoint=endpoint,
+            package=packages("official-prediction"),
+            condition=condition,
+            release=media_release,
+        )
+        render_run_media(run)
+        run_drive(run_id=run.pk)
+        runs.append(run)
+    keys = [set(r.items.values_list("cache_key", flat=True)) for r in runs]
+    assert not keys[0] & keys[1]
+    assert stand_in.stats()["requests"] == 4
+
+
+def test_the_video_judge_sees_the_observation_and_no_reference(
+    media_release, make_endpoint, packages, stand_in
+):
+    run = run_predict(
+        name="p",
+        endpoint=make_endpoint(),
+        package=packages("frames-prediction"),
+        condition="prompt_only",
+        release=media_release,
+    )
+    run_drive(run_id=run.pk)
+    judge = judge_start(
+        name="vj",
+        kind="video",
+        endpoint=make_endpoint("vj", media="frames"),
+        package=packages("video-judge"),
+        runs=[run],
+    )
+    render_run_media(judge)
+    run_drive(run_id=judge.pk)
+    rows = list(judge.judgements.all())
+    assert {r.outcome for r in rows} == {"ok"}
+    assert all(0 <= v <= 4 for r in rows for v in (r.gf, r.hic, r.tpc, r.npf))
+    body = stand_in.bodies(1)[0]
+    parts = body["messages"][1]["content"]
+    assert sum(p["type"] == "image_url" for p in parts) == 16
+    data = json.loads(parts[0]["text"].split("\n", 1)[1])
+    assert set(data) == {"candidates", "observation"}
+    assert "reference" not in json.dumps(data) and LABELS[0][0] not in json.dumps(data)
+
+
+def test_a_next_visible_run_skips_the_last_step_and_says_why(
+    media_release, make_endpoint, packages
+):
+    run = run_predict(
+        name="nv",
+        endpoint=make_endpoint(),
+        package=packages("frames-prediction"),
+        condition="next_visible",
+        release=media_release,
+    )
+    assert run.items.count() == 1
+    assert "following step" in run.provenance["skipped"][0]["reason"]
+    assert RunItem.objects.filter(run=run).first().media is not None
