@@ -6,6 +6,7 @@ class MediaConfig(AppConfig):
     verbose_name = "Media"
 
     def ready(self) -> None:
+        from media import home  # noqa: F401  (registers the home-page cards)
         from media.renders import RENDER_WORK
         from studio.leases import work_kind_register
 
