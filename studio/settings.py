@@ -214,6 +214,9 @@ WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 10, minimum=1)
 LEASE_SECONDS = env_int("LEASE_SECONDS", 60, minimum=1)
 LEASE_SWEEP_SECONDS = env_int("LEASE_SWEEP_SECONDS", 30, minimum=1)
 LEASE_MAX_ATTEMPTS = env_int("LEASE_MAX_ATTEMPTS", 3, minimum=1)
+CELERY_BEAT_SCHEDULE = {
+    "sweep-leases": {"task": "studio.sweep_leases", "schedule": float(LEASE_SWEEP_SECONDS)},
+}
 
 # --- Model runs and judges (docs/models.md) ---------------------------------------------------
 # Retries: exponential backoff with full jitter on 429, 5xx, timeouts and connection errors.

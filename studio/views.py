@@ -4,7 +4,7 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from studio.roles import ROLES, roles_of
+from studio.home import ROLE_NAMES, home_cards_for
 from studio.services import health_report
 
 
@@ -18,6 +18,8 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    """Each role's entry points; a user with several roles sees each of them."""
-    roles = [role for role in ROLES if role in roles_of(request.user)]
-    return render(request, "studio/home.html", {"roles": roles})
+    """Per role the user holds, what to do next (studio.home); several roles, several cards."""
+    cards = [
+        {"card": card, "role_name": ROLE_NAMES[card.role]} for card in home_cards_for(request.user)
+    ]
+    return render(request, "studio/home.html", {"cards": cards})

@@ -88,6 +88,11 @@ class MicroStep(models.Model):
         raise PermissionError("Annotation rows are never deleted; retract the step instead.")
 
     @property
+    def display_name(self) -> str:
+        """How pages name the step: "Step 6 of kitchen-tea.mp4" (positions are 0-based)."""
+        return f"Step {self.position + 1} of {self.video.title}"
+
+    @property
     def duration_us(self) -> int:
         return self.end_us - self.start_us
 
