@@ -52,7 +52,7 @@ def main() -> int:
                 "studio",
                 "worker",
                 "-Q",
-                "default,media,models",
+                "default,media",
                 "-c",
                 concurrency,
                 "--loglevel",
@@ -62,7 +62,36 @@ def main() -> int:
             ],
             cwd=ROOT,
         ),
+        # Model and judge calls wait on the network: many threads in one process.
+        "models": subprocess.Popen(
+            [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "studio",
+                "worker",
+                "-Q",
+                "models",
+                "-P",
+                "threads",
+                "-c",
+                os.environ.get("MODEL_WORKER_THREADS", "16"),
+                "-n",
+                "models@%h",
+                "--loglevel",
+                "INFO",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            cwd=ROOT,
+        ),
     }
+    if not os.environ.get("CELERY_BROKER_URL", "").startswith(("redis://", "rediss://")):
+        # The embedded default also runs the stand-in provider the demo endpoints point at.
+        children["stand-in"] = subprocess.Popen(
+            [python, "manage.py", "serve_stand_in_provider", "--latency-ms", "300"], cwd=ROOT
+        )
     print(
         f"Intent Studio on http://{host}:{port}/ (Ctrl-C stops web server and worker)", flush=True
     )

@@ -19,6 +19,7 @@ class NavLink:
 NAV_LINKS = (
     NavLink("Home", "home", None),
     NavLink("Videos", "annotation:video-list", frozenset({ANNOTATOR, ADJUDICATOR, ADMIN})),
+    NavLink("Runs", "scoring:run-list", frozenset({ADMIN})),
     NavLink("Admin", "admin:index", frozenset({ADMIN})),
     NavLink("API", "api-docs", frozenset({ADMIN})),
 )

@@ -16,4 +16,5 @@ urlpatterns = [
     path("m/", include("media.urls")),
     path("", include("annotation.urls")),
     path("api/review/", include("review.urls")),
+    path("", include("scoring.urls")),
 ]

@@ -1,0 +1,144 @@
+"""Admin pages: endpoints are configured here (admins only); packages, runs, items and
+judgements are read-only records (runs are worked from their own pages)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin
+from django.core.exceptions import ValidationError
+from django.urls import reverse
+from django.utils.html import format_html
+
+from scoring.endpoints import endpoint_validate
+from scoring.models import Endpoint, Judgement, PromptPackage, Run, RunItem
+
+
+class EndpointForm(forms.ModelForm):
+    class Meta:
+        model = Endpoint
+        fields = (
+            "name",
+            "base_url",
+            "model",
+            "api_key_env",
+            "media",
+            "frames",
+            "json_schema",
+            "open_weights",
+            "max_concurrency",
+            "rpm",
+            "tpm",
+            "max_attempts",
+            "timeout_seconds",
+            "note",
+        )
+        help_texts = {
+            "api_key_env": "The NAME of the worker's environment variable that holds the key, "
+            "for example OPENAI_API_KEY. The key itself is never stored here.",
+        }
+
+    def clean(self):
+        data = super().clean()
+        probe = Endpoint(
+            **{k: v for k, v in data.items() if k in {f.name for f in Endpoint._meta.fields}}
+        )
+        probe.pk = self.instance.pk
+        try:
+            endpoint_validate(probe)
+        except ValidationError as exc:
+            raise ValidationError(exc.message_dict) from None
+        data["base_url"] = probe.base_url
+        return data
+
+
+@admin.register(Endpoint)
+class EndpointAdmin(admin.ModelAdmin):
+    form = EndpointForm
+    list_display = (
+        "name",
+        "model",
+        "base_url",
+        "media",
+        "json_schema",
+        "open_weights",
+        "max_concurrency",
+        "rpm",
+        "tpm",
+    )
+    search_fields = ("name", "model", "base_url")
+
+    def has_delete_permission(self, request, obj=None):
+        return obj is None or not obj.runs.exists()
+
+
+class ReadOnly(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(PromptPackage)
+class PromptPackageAdmin(ReadOnly):
+    list_display = ("name", "version", "purpose", "sha256", "builtin", "registered_at")
+    list_filter = ("purpose", "builtin")
+    readonly_fields = [f.name for f in PromptPackage._meta.fields]
+
+
+def _page(obj) -> str:
+    return format_html(
+        '<a href="{}">open the run page</a>', reverse("scoring:run-detail", args=[obj.pk])
+    )
+
+
+@admin.register(Run)
+class RunAdmin(ReadOnly):
+    list_display = (
+        "name",
+        "kind",
+        "status",
+        "endpoint",
+        "package",
+        "condition",
+        "created_at",
+        "page",
+    )
+    list_filter = ("kind", "status")
+    search_fields = ("name",)
+    readonly_fields = ("page", *[f.name for f in Run._meta.fields])
+
+    @admin.display(description="page")
+    def page(self, obj) -> str:
+        return _page(obj)
+
+
+@admin.register(RunItem)
+class RunItemAdmin(ReadOnly):
+    list_display = ("run", "position", "key", "state", "outcome", "requests", "finished_at")
+    list_filter = ("state", "outcome")
+    list_select_related = ("run",)
+    readonly_fields = [f.name for f in RunItem._meta.fields]
+
+
+@admin.register(Judgement)
+class JudgementAdmin(ReadOnly):
+    list_display = (
+        "run",
+        "subject_kind",
+        "subject_key",
+        "candidate_id",
+        "outcome",
+        "local",
+        "procedural",
+        "next",
+        "gf",
+        "correct",
+        "score",
+    )
+    list_filter = ("outcome", "subject_kind")
+    list_select_related = ("run",)
+    readonly_fields = [f.name for f in Judgement._meta.fields]

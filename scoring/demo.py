@@ -1,0 +1,80 @@
+"""The scoring part of the demo: endpoints on the stand-in provider (``make run`` starts it on the
+embedded default), so an admin can run predictions and both judges on the demo release with no
+configuration, and one prediction run that starts right away."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from studio.demo import DemoContext, demo_seeder
+
+DEMO_RUN = "demo-official-stand-in"
+
+
+def stand_in_base_url() -> str:
+    return f"http://127.0.0.1:{settings.STAND_IN_PROVIDER_PORT}/v1"
+
+
+def demo_endpoints() -> list:
+    """The two stand-in endpoints (created if missing; idempotent)."""
+    from scoring.endpoints import endpoint_create
+    from scoring.models import Endpoint
+
+    wanted = [
+        (
+            "stand-in-vlm",
+            "stand-in-vision",
+            "frames",
+            "Stand-in provider (not a model): "
+            "predictions from 16 images, picked by a hash of the request.",
+        ),
+        (
+            "stand-in-judge",
+            "stand-in-judge",
+            "frames",
+            "Stand-in provider (not a model): judge scores by word overlap with the reference.",
+        ),
+    ]
+    endpoints = []
+    for name, model, media, note in wanted:
+        found = Endpoint.objects.filter(name=name).first()
+        endpoints.append(
+            found
+            or endpoint_create(
+                name=name,
+                base_url=stand_in_base_url(),
+                model=model,
+                media=media,
+                json_schema=True,
+                max_concurrency=4,
+                timeout_seconds=60,
+                note=note,
+            )
+        )
+    return endpoints
+
+
+@demo_seeder(order=60)
+def seed_scoring_demo(ctx: DemoContext) -> None:
+    from annotation.releases import release_freeze
+    from scoring.packages import package_resolve, packages_sync_builtin
+    from scoring.runs import run_predict
+    from studio.roles import ADMIN
+
+    packages_sync_builtin()
+    predictor, _judge = demo_endpoints()
+    if ctx.release is None:
+        ctx.release = release_freeze(name="demo_v1", author=ctx.users[ADMIN])
+    run_predict(
+        name=DEMO_RUN,
+        endpoint=predictor,
+        package=package_resolve("official-prediction"),
+        condition="official",
+        release=ctx.release,
+        user=ctx.users[ADMIN],
+    )
+    ctx.notes.append(
+        f"Model runs: endpoints stand-in-vlm and stand-in-judge point at the stand-in provider "
+        f"(not a model) on {stand_in_base_url()}; run {DEMO_RUN} predicts the demo release. "
+        "Judge it from its page (Runs) or with manage.py judge."
+    )

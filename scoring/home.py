@@ -1,0 +1,32 @@
+"""Home-page card of the scoring side: the admin's model and judge runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from django.urls import reverse
+
+from scoring.models import Run, RunStatus
+from studio.home import HomeCard, home_card
+from studio.roles import ADMIN, roles_of
+
+
+@home_card
+def admin_run_cards(user) -> Iterator[HomeCard]:
+    if ADMIN not in roles_of(user):
+        return
+    running = Run.objects.filter(status=RunStatus.RUNNING).count()
+    if running:
+        text = "Predictions and judges are working; each run page shows live progress."
+    else:
+        text = "No run is in progress. Start predictions or a judge from the runs page."
+    yield HomeCard(
+        role=ADMIN,
+        title="Model runs",
+        text=text,
+        url=reverse("scoring:run-list"),
+        link_text="Runs",
+        count=running,
+        count_label="run in progress" if running == 1 else "runs in progress",
+        order=50,
+    )
