@@ -16,9 +16,14 @@ pytestmark = pytest.mark.django_db
 
 @pytest.mark.parametrize(
     "url",
-    ["http://127.0.0.1:8000/v1", "http://10.1.2.3/v1", "https://192.168.0.5:8443/v1/",
-     "http://[::1]:9000/v1", "http://localhost:8000/v1"],
-)  # fmt: skip
+    [
+        "http://127.0.0.1:8000/v1",
+        "http://10.1.2.3/v1",
+        "https://192.168.0.5:8443/v1/",
+        "http://[::1]:9000/v1",
+        "http://localhost:8000/v1",
+    ],
+)
 def test_loopback_and_private_addresses_are_allowed(url):
     assert base_url_check(url) == url.rstrip("/")
 
@@ -55,15 +60,37 @@ def test_endpoint_create_refuses_a_bad_url_and_writes_nothing():
 def test_endpoint_add_command(settings):
     out = io.StringIO()
     call_command(
-        "endpoint_add", "local-vllm", "--base-url", "http://127.0.0.1:8001/v1/", "--model",
-        "Qwen/Qwen2.5-VL-7B-Instruct", "--api-key-env", "VLLM_KEY", "--media", "video_url",
-        "--max-concurrency", "8", "--rpm", "600", "--json-schema", "--open-weights", stdout=out,
-    )  # fmt: skip
+        "endpoint_add",
+        "local-vllm",
+        "--base-url",
+        "http://127.0.0.1:8001/v1/",
+        "--model",
+        "Qwen/Qwen2.5-VL-7B-Instruct",
+        "--api-key-env",
+        "VLLM_KEY",
+        "--media",
+        "video_url",
+        "--max-concurrency",
+        "8",
+        "--rpm",
+        "600",
+        "--json-schema",
+        "--open-weights",
+        stdout=out,
+    )
     endpoint = Endpoint.objects.get(name="local-vllm")
     assert endpoint.base_url == "http://127.0.0.1:8001/v1"
     assert (endpoint.media, endpoint.max_concurrency, endpoint.rpm) == ("video_url", 8, 600)
     assert endpoint.json_schema and endpoint.open_weights and endpoint.api_key_env == "VLLM_KEY"
     with pytest.raises(CommandError, match="api_key_env"):
-        call_command("endpoint_add", "x", "--base-url", "http://127.0.0.1/v1", "--model", "m",
-                     "--api-key-env", "sk-abc123")  # fmt: skip
+        call_command(
+            "endpoint_add",
+            "x",
+            "--base-url",
+            "http://127.0.0.1/v1",
+            "--model",
+            "m",
+            "--api-key-env",
+            "sk-abc123",
+        )
     assert not Endpoint.objects.filter(name="x").exists()

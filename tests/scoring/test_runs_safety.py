@@ -19,8 +19,9 @@ KEY = "sk-studio-test-1f2e3d4c5b6a79880716-private"
 
 
 def _predict(release, endpoint, package, name="p"):
-    run = run_predict(name=name, endpoint=endpoint, package=package, condition="prompt_only",
-                      release=release)  # fmt: skip
+    run = run_predict(
+        name=name, endpoint=endpoint, package=package, condition="prompt_only", release=release
+    )
     run_drive(run_id=run.pk)
     run.refresh_from_db()
     return run
@@ -61,8 +62,9 @@ def test_a_package_edited_on_disk_is_refused(frozen_release, make_endpoint, pack
     row, created = package_register(path=path)
     assert created and row.version == 1
     endpoint = make_endpoint()
-    run = run_predict(name="p", endpoint=endpoint, package=row, condition="prompt_only",
-                      release=frozen_release)  # fmt: skip
+    run = run_predict(
+        name="p", endpoint=endpoint, package=row, condition="prompt_only", release=frozen_release
+    )
     raw["system"] = [*raw["system"], "Also mention the scene name."]
     path.write_text(json.dumps(raw))
     # A driver refuses to work with it ...
@@ -72,8 +74,13 @@ def test_a_package_edited_on_disk_is_refused(frozen_release, make_endpoint, pack
     assert not run.items.filter(state="done").exists()
     # ... and so does a new run or a resume.
     with pytest.raises(RunError, match="changed on disk"):
-        run_predict(name="q", endpoint=endpoint, package=row, condition="prompt_only",
-                    release=frozen_release)  # fmt: skip
+        run_predict(
+            name="q",
+            endpoint=endpoint,
+            package=row,
+            condition="prompt_only",
+            release=frozen_release,
+        )
     newer, created = package_register(path=path)
     assert created and newer.version == 2 and newer.sha256 != row.sha256
 
@@ -100,8 +107,13 @@ def test_the_api_key_never_appears_anywhere(
     run = _predict(frozen_release, endpoint, packages("frames-prediction"))
     assert stand_in.stats()["log"][0]["authorization"] is True
     assert sorted(run.items.values_list("outcome", flat=True)) == ["api_error", "ok", "ok"]
-    judge = judge_start(name="j", kind="reference", endpoint=endpoint,
-                        package=packages("reference-judge"), runs=[run])  # fmt: skip
+    judge = judge_start(
+        name="j",
+        kind="reference",
+        endpoint=endpoint,
+        package=packages("reference-judge"),
+        runs=[run],
+    )
     run_drive(run_id=judge.pk)
     dump = io.StringIO()
     call_command("dumpdata", stdout=dump)

@@ -71,8 +71,68 @@ def hidden_world(make_video, annotator, admin_user):
         )
         for i in range(3)
     ]
-    release_freeze(name="hidden_release", author=admin_user)
+    release = release_freeze(name="hidden_release", author=admin_user)
+    _model_run(release, steps)
     return video, steps
+
+
+def _model_run(release, steps):
+    """A finished prediction run and a judge run whose texts carry the secret."""
+    from scoring.models import Endpoint, Judgement, PromptPackage, Run, RunItem
+    from scoring.packages import package_resolve, packages_sync_builtin
+
+    packages_sync_builtin()
+    endpoint = Endpoint.objects.create(
+        name="hidden-endpoint", base_url="http://127.0.0.1:9/v1", model=f"model-{SECRET}"
+    )
+    prediction = {"local_intent": SECRET, "procedural_intent": SECRET, "next_step": SECRET}
+    run = Run.objects.create(
+        name="hidden-run",
+        kind="prediction",
+        release=release,
+        condition="official",
+        endpoint=endpoint,
+        package=package_resolve("official-prediction"),
+        status="finished",
+    )
+    judge = Run.objects.create(
+        name="hidden-judge",
+        kind="reference",
+        endpoint=endpoint,
+        package=package_resolve("reference-judge"),
+        status="finished",
+    )
+    for i, step in enumerate(steps):
+        item = RunItem.objects.create(
+            run=run,
+            position=i,
+            key=str(step.uid),
+            sample_id=step.uid,
+            state="done",
+            outcome="ok",
+            prediction=prediction,
+            raw_response=SECRET,
+        )
+        unit = RunItem.objects.create(
+            run=judge, position=i, key=f"unit-{i}", state="done", outcome="ok", raw_response=SECRET
+        )
+        Judgement.objects.create(
+            run=judge,
+            item=unit,
+            subject_kind="prediction",
+            subject_key=f"hidden-run:{step.uid}",
+            prediction=item,
+            candidate_id="C01",
+            position=0,
+            candidate=prediction,
+            reference={"local_intent": SECRET},
+            outcome="ok",
+            local=50,
+            procedural=50,
+            next=0,
+            justification=SECRET,
+        )
+    assert PromptPackage.objects.exists()
 
 
 @pytest.mark.parametrize("role", ["rater", "auditor", "other_annotator"])
@@ -80,7 +140,11 @@ def test_roles_without_access_reach_no_hidden_data(client, request, hidden_world
     user = request.getfixturevalue(role)
     client.force_login(user)
     video, steps = hidden_world
-    ids = sorted({video.pk, *(s.pk for s in steps), 1, 2, 3})
+    from scoring.models import Run, RunItem
+
+    run_ids = list(Run.objects.values_list("pk", flat=True))
+    item_ids = list(RunItem.objects.values_list("pk", flat=True))
+    ids = sorted({video.pk, *(s.pk for s in steps), *run_ids, *item_ids, 1, 2, 3})
     reached = []
     for route in _routes():
         for url in _fill(route, ids):
