@@ -52,7 +52,7 @@ def test_seed_demo_prints_a_generated_password_once(settings, monkeypatch):
     settings.STUDIO_DEMO_PASSWORD = None
     out = io.StringIO()
     call_command("seed_demo", stdout=out)
-    password = out.getvalue().rsplit("with the password: ", 1)[1].strip()
+    password = out.getvalue().rsplit("with the password: ", 1)[1].splitlines()[0].strip()
     assert get_user_model().objects.get(username="demo-admin").check_password(password)
 
 

@@ -1,0 +1,56 @@
+"""The demo: after seed_demo an admin finds stand-in endpoints, our packages, the demo release
+and a prediction run waiting, and can run predictions and both judges on it with no
+configuration (here against a stand-in on a free port)."""
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from scoring.demo import DEMO_RUN
+from scoring.judges import benchmark_scores, judge_start
+from scoring.models import Endpoint, PromptPackage, Run
+from scoring.packages import package_resolve
+from scoring.runs import run_drive
+from tests.scoring.conftest import render_run_media
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def short_demo(monkeypatch, settings, stand_in):
+    import annotation.demo
+
+    short = annotation.demo.DemoVideo(
+        "short.mp4", "indoor/kitchen", False, 8, annotation.demo.DEMO_VIDEOS[0].steps[:2]
+    )
+    monkeypatch.setattr(annotation.demo, "DEMO_VIDEOS", (short,))
+    settings.STUDIO_DEMO_PASSWORD = "demo-pass-for-tests"
+    settings.STAND_IN_PROVIDER_PORT = int(stand_in.url.rsplit(":", 1)[1])
+
+
+def test_the_demo_can_predict_and_judge_with_no_configuration(short_demo, stand_in):
+    out = io.StringIO()
+    call_command("seed_demo", stdout=out)
+    assert "stand-in provider (not a model)" in out.getvalue()
+    names = set(Endpoint.objects.values_list("name", flat=True))
+    assert names == {"stand-in-vlm", "stand-in-judge"}
+    assert PromptPackage.objects.filter(builtin=True).count() == 6
+    run = Run.objects.get(name=DEMO_RUN)
+    assert run.items.count() == 2 and run.release.name == "demo_v1"
+    render_run_media(run)
+    run_drive(run_id=run.pk)
+    assert set(run.items.values_list("outcome", flat=True)) == {"ok"}
+    judge = Endpoint.objects.get(name="stand-in-judge")
+    for kind, package in (("reference", "reference-judge"), ("video", "video-judge")):
+        judged = judge_start(
+            name=f"demo-{kind}",
+            kind=kind,
+            endpoint=judge,
+            package=package_resolve(package),
+            runs=[run],
+        )
+        render_run_media(judged)
+        run_drive(run_id=judged.pk)
+        scores = benchmark_scores(run, judged)
+        assert scores["scored"] == 2, kind
