@@ -141,3 +141,29 @@ def test_a_next_visible_run_skips_the_last_step_and_says_why(
     assert run.items.count() == 1
     assert "following step" in run.provenance["skipped"][0]["reason"]
     assert RunItem.objects.filter(run=run).first().media is not None
+
+
+def test_a_video_url_endpoint_gets_a_short_lived_opaque_url(
+    media_release, make_endpoint, packages, stand_in, settings, client
+):
+    settings.MODEL_MEDIA_BASE_URL = "http://testserver"
+    run = run_predict(
+        name="url",
+        endpoint=make_endpoint(media="video_url"),
+        package=packages("official-prediction"),
+        condition="official",
+        release=media_release,
+    )
+    render_run_media(run)
+    run_drive(run_id=run.pk)
+    url = stand_in.bodies(1)[0]["messages"][1]["content"][1]["video_url"]["url"]
+    path = url.removeprefix("http://testserver")
+    assert path.startswith("/model-media/") and len(path.rsplit("/", 1)[1]) >= 40
+    for word in _forbidden(media_release):
+        assert word not in url
+    response = client.get(path)  # no session: the token is the credential
+    assert response.status_code == 200 and response["Content-Type"] == "video/mp4"
+    data = b"".join(response.streaming_content)
+    digest = hashlib.sha256(f"video/mp4 {len(data)}\n".encode() + data).hexdigest()
+    assert digest in set(run.items.values_list("media_sha256", flat=True))
+    assert client.get("/model-media/" + "x" * 43).status_code == 404

@@ -96,8 +96,51 @@ def test_a_package_with_a_spliced_placeholder_is_refused(tmp_path):
         package_read(path)
 
 
+def _pages(client, runs) -> str:
+    """Every page an admin can open about these runs and their endpoint (admin pages too)."""
+    from django.urls import reverse
+
+    from scoring.models import Judgement, RunItem
+
+    urls = [reverse("scoring:run-list"), "/"]
+    for run in runs:
+        urls += [
+            reverse("scoring:run-detail", args=[run.pk]),
+            reverse("scoring:run-progress", args=[run.pk]),
+            reverse("scoring:run-export", args=[run.pk]),
+            reverse("admin:scoring_run_change", args=[run.pk]),
+            reverse("admin:scoring_endpoint_change", args=[run.endpoint_id]),
+        ]
+        for outcome in ("ok", "api_error"):
+            urls.append(reverse("scoring:run-detail", args=[run.pk]) + f"?outcome={outcome}")
+        for item in RunItem.objects.filter(run=run):
+            urls += [
+                reverse("scoring:item-detail", args=[run.pk, item.pk]),
+                reverse("admin:scoring_runitem_change", args=[item.pk]),
+            ]
+    for j in Judgement.objects.all():
+        urls.append(reverse("admin:scoring_judgement_change", args=[j.pk]))
+    for name in ("endpoint", "run", "runitem", "judgement", "promptpackage"):
+        urls.append(reverse(f"admin:scoring_{name}_changelist"))
+    bodies = []
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+        bodies.append(body.decode())
+    return "".join(bodies)
+
+
 def test_the_api_key_never_appears_anywhere(
-    frozen_release, make_endpoint, packages, stand_in, caplog, monkeypatch, tmp_path
+    frozen_release,
+    make_endpoint,
+    packages,
+    stand_in,
+    caplog,
+    monkeypatch,
+    tmp_path,
+    client,
+    admin_user,
 ):
     monkeypatch.setenv("STUDIO_TEST_KEY", KEY)
     caplog.set_level(logging.DEBUG)
@@ -121,7 +164,9 @@ def test_the_api_key_never_appears_anywhere(
     out = io.StringIO()
     call_command("run_show", "p", "--json", stdout=out)
     call_command("run_export", "j", "-o", str(tmp_path / "j.jsonl"))
+    client.force_login(admin_user)
     for where, text in (
+        ("pages", _pages(client, [run, judge])),
         ("database", dump.getvalue()),
         ("export", exports + (tmp_path / "j.jsonl").read_text()),
         ("logs", caplog.text),
