@@ -293,8 +293,10 @@ def run_resume(*, run: Run, retry_failed: bool = False) -> Run:
     )
     media_rerun(media_ids=list(failed_media))
     Run.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, finished_at=None, error="")
+    run_finish_if_done(run.pk)  # nothing reopened: finished again at once, no driver needed
     run.refresh_from_db()
-    drivers_enqueue(run)
+    if run.status == RunStatus.RUNNING:
+        drivers_enqueue(run)
     return run
 
 

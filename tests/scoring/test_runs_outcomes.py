@@ -108,7 +108,15 @@ def test_a_rerun_makes_no_call_for_ok_items_and_retries_api_errors(
     assert stand_in.stats()["requests"] == before + 1  # only the api_error item
     assert list(run.items.values_list("outcome", flat=True)) == ["ok"] * 3
     again = stand_in.stats()["requests"]
-    _predict(frozen_release, endpoint, packages)
+    run = run_predict(
+        name="p1",
+        endpoint=endpoint,
+        package=packages("frames-prediction"),
+        condition="prompt_only",
+        release=frozen_release,
+    )
+    assert run.status == "finished"  # nothing to do: finished at once, no driver queued
+    run_drive(run_id=run.pk)
     assert stand_in.stats()["requests"] == again  # zero calls
 
 
