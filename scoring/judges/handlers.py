@@ -11,9 +11,16 @@ from scoring.runs.execute import Request
 from scoring.runs.media import media_payload
 
 
-def _match_ids(item: RunItem, answered: list[str]) -> dict[str, Judgement]:
-    judgements = {j.candidate_id: j for j in item.judgements.all()}
-    expected = sorted(judgements)
+def _asked(item: RunItem) -> list[str]:
+    """The anonymous ids the call asked about (from the data it sent: no query)."""
+    data = item.input
+    if "items" in data:
+        return [i["blind_id"] for i in data["items"]]
+    return [c["candidate_id"] for c in data.get("candidates", [])]
+
+
+def _match_ids(item: RunItem, answered: list[str]) -> None:
+    expected = sorted(_asked(item))
     if sorted(answered) != expected:
         twice = sorted({a for a in answered if answered.count(a) > 1})
         missing = sorted(set(expected) - set(answered))
@@ -30,7 +37,10 @@ def _match_ids(item: RunItem, answered: list[str]) -> dict[str, Judgement]:
         raise ParseFailure(
             "the reply does not answer every candidate exactly once (" + "; ".join(parts) + ")"
         )
-    return judgements
+
+
+def _one(item: RunItem, candidate_id: str) -> dict:
+    return {"item_id": item.pk, "candidate_id": candidate_id}
 
 
 class _Judge:
@@ -40,21 +50,21 @@ class _Judge:
         return Request(data=item.input, parts=[])
 
     def failed(self, run: Run, item: RunItem, outcome: str) -> list:
-        return [(Judgement, j.pk, {"outcome": outcome}) for j in item.judgements.only("pk")]
+        return [(Judgement, {"item_id": item.pk}, {"outcome": outcome})]
 
 
 class ReferenceJudge(_Judge):
     purpose = "reference_judge"
 
     def accept(self, run, item, reply):
-        judgements = _match_ids(item, [e.candidate_id for e in reply.evaluations])
+        _match_ids(item, [e.candidate_id for e in reply.evaluations])
         updates = []
         for e in reply.evaluations:
             low, high = NEXT_BANDS[e.next_plan_match_type]
             updates.append(
                 (
                     Judgement,
-                    judgements[e.candidate_id].pk,
+                    _one(item, e.candidate_id),
                     {
                         "outcome": "ok",
                         "local": e.local_intent_score,
@@ -81,11 +91,11 @@ class VideoJudge(_Judge):
         return Request(data, payload.parts, payload.sha256, payload.interface)
 
     def accept(self, run, item, reply):
-        judgements = _match_ids(item, [e.candidate_id for e in reply.evaluations])
+        _match_ids(item, [e.candidate_id for e in reply.evaluations])
         return {}, [
             (
                 Judgement,
-                judgements[e.candidate_id].pk,
+                _one(item, e.candidate_id),
                 {"outcome": "ok", "gf": e.gf, "hic": e.hic, "tpc": e.tpc, "npf": e.npf},
             )
             for e in reply.evaluations
@@ -96,13 +106,13 @@ class BlindRater(_Judge):
     purpose = "blind_rater"
 
     def accept(self, run, item, reply):
-        judgements = _match_ids(item, [e.blind_id for e in reply.evaluations])
+        _match_ids(item, [e.blind_id for e in reply.evaluations])
         updates = []
         for e in reply.evaluations:
             updates.append(
                 (
                     Judgement,
-                    judgements[e.blind_id].pk,
+                    _one(item, e.blind_id),
                     {
                         "outcome": "ok",
                         "local": e.local_score_0_100,
@@ -124,12 +134,11 @@ class QaJudge(_Judge):
     purpose = "qa_judge"
 
     def accept(self, run, item, reply):
-        judgement = item.judgements.get()
         consistent = 4 <= reply.score <= 5 if reply.correct else reply.score <= 3
         return {}, [
             (
                 Judgement,
-                judgement.pk,
+                {"item_id": item.pk},
                 {
                     "outcome": "ok",
                     "correct": reply.correct,

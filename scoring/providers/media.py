@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 READ_CHUNK = 1 << 20
+# hashlib releases the GIL on large buffers: the digest of a request's images is computed on
+# another core while this thread base64-encodes them.
+_HASHING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="media-sha256")
 
 
 @dataclass(frozen=True)

@@ -396,14 +396,18 @@ class _Handler(BaseHTTPRequestHandler):
         return 200
 
 
+class StandInServer(ThreadingHTTPServer):
+    daemon_threads = True
+    # Read when the socket starts listening: dozens of clients connect at once.
+    request_queue_size = 512
+
+
 def make_server(
     host: str = "127.0.0.1", port: int = 0, *, latency_ms: int = 0
 ) -> ThreadingHTTPServer:
     """A stand-in server bound to (host, port); ``port=0`` picks a free one."""
     state = StandIn(latency_ms=latency_ms)
     handler = type("StandInHandler", (_Handler,), {"state": state})
-    server = ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
-    server.request_queue_size = 128
+    server = StandInServer((host, port), handler)
     server.state = state
     return server

@@ -90,19 +90,25 @@ def handler_for(kind: str):
 
 
 class StopFlag:
-    """True once the run is no longer running (read from the database at most once a second)."""
+    """True once the run is no longer running. The status is read from the database at most
+    once a second per process (shared by the drivers of a run in this process)."""
+
+    _seen: dict[int, tuple[float, bool]] = {}
 
     def __init__(self, run_id: int):
         self.run_id = run_id
-        self.checked = 0.0
-        self.stopped = False
 
     def __call__(self) -> bool:
-        if not self.stopped and time.monotonic() - self.checked > 1.0:
-            self.checked = time.monotonic()
+        checked, stopped = self._seen.get(self.run_id, (0.0, False))
+        if not stopped and time.monotonic() - checked > 1.0:
             status = Run.objects.filter(pk=self.run_id).values_list("status", flat=True).first()
-            self.stopped = status != RunStatus.RUNNING
-        return self.stopped
+            stopped = status != RunStatus.RUNNING
+            self._seen[self.run_id] = (time.monotonic(), stopped)
+        return stopped
+
+    @classmethod
+    def forget(cls, run_id: int) -> None:
+        cls._seen.pop(run_id, None)
 
 
 def item_cache_key(run: Run, package: Package, request: Request, item: RunItem) -> str:
@@ -132,26 +138,39 @@ def _claimable(run_id: int):
     )
 
 
-def _claim_next(run_id: int, spread: int) -> tuple[int, str] | tuple[None, None]:
-    now = studio_services.now()
-    free = Q(lease_owner="") | Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
-    for _ in range(3):
-        candidates = list(
-            _claimable(run_id)
+class Claimer:
+    """Claims a run's pending items for one driver: it reads a batch of candidates once and
+    claims them one by one in its own random order (drivers racing for the same rows spread out;
+    a lost race costs one UPDATE that changes nothing)."""
+
+    def __init__(self, run_id: int, batch: int):
+        self.run_id = run_id
+        self.batch = max(batch, 8)
+        self.candidates: list[int] = []
+
+    def _refill(self) -> None:
+        now = studio_services.now()
+        free = Q(lease_owner="") | Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
+        self.candidates = list(
+            _claimable(self.run_id)
             .filter(free)
             .order_by("position")
-            .values_list("pk", flat=True)[: max(spread, 1)]
+            .values_list("pk", flat=True)[: self.batch]
         )
-        if not candidates:
-            return None, None
-        random.shuffle(candidates)  # drivers racing for the same items spread out
-        for pk in candidates:
-            owner = lease_claim(
-                queryset=_claimable(run_id), pk=pk, set={"state": ItemState.RUNNING}
-            )
-            if owner is not None:
-                return pk, owner
-    return None, None
+        random.shuffle(self.candidates)
+
+    def next(self) -> tuple[int, str] | tuple[None, None]:
+        for _ in range(2):
+            if not self.candidates:
+                self._refill()
+            while self.candidates:
+                pk = self.candidates.pop()
+                owner = lease_claim(
+                    queryset=_claimable(self.run_id), pk=pk, set={"state": ItemState.RUNNING}
+                )
+                if owner is not None:
+                    return pk, owner
+        return None, None
 
 
 def _waiting_for_media(run_id: int) -> bool:
@@ -259,8 +278,8 @@ def execute_item(run: Run, package: Package, handler, item_id: int, owner: str, 
     with transaction.atomic():
         if not lease_release(model=RunItem, pk=item_id, owner=owner, set=fields):
             return "lost"  # someone else took over; their result stands
-        for model, pk, values in updates:
-            model.objects.filter(pk=pk).update(**values)
+        for model, where, values in updates:
+            model.objects.filter(**where).update(**values)
     return fields["outcome"]
 
 
@@ -284,14 +303,15 @@ def run_drive(*, run_id: int, seconds: float = DRIVER_SECONDS) -> int:
         log.error("run %s stopped: %s", run.name, exc)
         return 0
     handler = handler_for(run.kind)
+    StopFlag.forget(run.pk)  # a resumed run: read its status afresh
     stop = StopFlag(run.pk)
-    spread = 2 * run.endpoint.max_concurrency
+    claimer = Claimer(run.pk, 4 * run.endpoint.max_concurrency)
     started, done = time.monotonic(), 0
     try:
         while time.monotonic() - started < seconds:
             if stop():
                 return done
-            item_id, owner = _claim_next(run.pk, spread)
+            item_id, owner = claimer.next()
             if item_id is None:
                 if _waiting_for_media(run.pk):
                     time.sleep(MEDIA_POLL_SECONDS)
