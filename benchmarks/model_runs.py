@@ -48,7 +48,8 @@ def parse_args():
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency-ms", type=int, default=200)
     parser.add_argument("--predictions", type=int, default=300)
-    parser.add_argument("--threads", type=int, default=64, help="of the models worker")
+    parser.add_argument("--threads", type=int, default=64, help="of each models worker")
+    parser.add_argument("--workers", type=int, default=1, help="models worker processes")
     parser.add_argument("--rounds", type=int, default=3, help="of the media preparation timing")
     parser.add_argument("--sqlite", action="store_true", help="the embedded default")
     parser.add_argument("--database", default=f"bench_models_{os.getpid()}")
@@ -182,7 +183,7 @@ def qa_file(path: Path, calls: int) -> Path:
     return path
 
 
-def judge_bench(args, stand_in, tmp, worker_pid: int) -> dict:
+def judge_bench(args, stand_in, tmp, worker_pids: list[int]) -> dict:
     from django.db import transaction
 
     from scoring.endpoints import endpoint_create
@@ -211,14 +212,15 @@ def judge_bench(args, stand_in, tmp, worker_pid: int) -> dict:
     stand_in.reset()
     base_rate = baseline_direct(stand_in, bodies, args.concurrency)
     stand_in.reset()
-    cpu0 = (cpu_seconds(worker_pid), cpu_seconds(stand_in.proc.pid))
+    cpu0 = (sum(map(cpu_seconds, worker_pids)), cpu_seconds(stand_in.proc.pid))
     t0 = time.perf_counter()
     with transaction.atomic():
         run = judge_start(name="bench-qa", kind="qa", endpoint=endpoint, package=package,
                           qa_file=path)  # fmt: skip
+    created_s = time.perf_counter() - t0
     wait_finished(run)
     wall = time.perf_counter() - t0  # from creating the run to its last item
-    cpu = (cpu_seconds(worker_pid) - cpu0[0], cpu_seconds(stand_in.proc.pid) - cpu0[1])
+    cpu = (sum(map(cpu_seconds, worker_pids)) - cpu0[0], cpu_seconds(stand_in.proc.pid) - cpu0[1])
     retried = Counter(
         a["error"].split(" (")[0]
         for calls in run.items.values_list("calls", flat=True)
@@ -239,7 +241,7 @@ def judge_bench(args, stand_in, tmp, worker_pid: int) -> dict:
     rerun_calls = stand_in.stats()["requests"]
     return {
         "calls": args.calls, "wall_s": wall, "rate_wall": args.calls / wall,
-        "rate_steady": steady, "peak": stats["peak_concurrency"], "requests": stats["requests"],
+        "rate_steady": steady, "created_s": created_s, "peak": stats["peak_concurrency"], "requests": stats["requests"],
         "outcomes": dict(outcomes), "baseline_rate": base_rate,
         "ideal": args.concurrency / (args.latency_ms / 1000), "rerun_s": rerun_s,
         "rerun_calls": rerun_calls, "run": Run.objects.get(name="bench-qa").status,
@@ -359,7 +361,7 @@ def main() -> None:
     args = parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-models-"))
     server = setup_environment(args, tmp)
-    worker = stand_in = None
+    workers, stand_in = [], None
     try:
         import django
 
@@ -369,22 +371,25 @@ def main() -> None:
 
         call_command("migrate", verbosity=0)
         stand_in = StandIn(args.latency_ms)
-        worker = start(
-            [sys.executable, "-m", "celery", "-A", "studio", "worker", "-Q", "models", "-P",
-             "threads", "-c", str(args.threads), "-n", f"bench-{os.getpid()}@localhost",
-             "--loglevel", "WARNING", "--without-gossip", "--without-mingle"],
-        )  # fmt: skip
+        workers = [
+            start([sys.executable, "-m", "celery", "-A", "studio", "worker", "-Q", "models", "-P",
+                   "threads", "-c", str(args.threads), "-n", f"bench-{os.getpid()}-{n}@localhost",
+                   "--loglevel", "WARNING", "--without-gossip", "--without-mingle"])
+            for n in range(args.workers)
+        ]  # fmt: skip
         time.sleep(3)
         from django.conf import settings
 
         print(f"database {settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}, broker "
               f"{settings.CELERY_BROKER_URL.split(':', 1)[0]}, limiter "
               f"{settings.MODEL_LIMITER_URL.split(':', 1)[0]}; stand-in latency "
-              f"{args.latency_ms} ms; worker threads {args.threads}", flush=True)  # fmt: skip
-        j = judge_bench(args, stand_in, tmp, worker.pid)
+              f"{args.latency_ms} ms; {args.workers} models worker(s) x {args.threads} threads",
+              flush=True)  # fmt: skip
+        j = judge_bench(args, stand_in, tmp, [w.pid for w in workers])
         print(
             f"\n1. {j['calls']} QA-judge calls at concurrency {args.concurrency}: "
-            f"{j['wall_s']:.2f} s wall = {j['rate_wall']:.1f} calls/s "
+            f"{j['wall_s']:.2f} s wall (creating the run {j['created_s']:.2f} s) = "
+            f"{j['rate_wall']:.1f} calls/s "
             f"({100 * j['rate_wall'] / j['ideal']:.0f} % of the ideal {j['ideal']:.0f}/s); "
             f"steady rate at the provider {j['rate_steady']:.1f}/s; peak concurrent "
             f"{j['peak']}; requests {j['requests']}; outcomes {j['outcomes']}",
@@ -413,10 +418,10 @@ def main() -> None:
         print(f"\n3. full rerun (same name): {p['resume_s']:.2f} s; new run, identical inputs: "
               f"{p['cache_s']:.2f} s with {p['cache_hits']} cache hits; calls made by both: "
               f"{p['rerun_calls']} (goal 0 calls, <= 2 s)", flush=True)  # fmt: skip
-        print(f"\n4. worker peak RSS: {peak_rss_mb(worker.pid):.0f} MB (goal <= 300 MB)",
+        print(f"\n4. worker peak RSS: {max(peak_rss_mb(w.pid) for w in workers):.0f} MB (goal <= 300 MB)",
               flush=True)  # fmt: skip
     finally:
-        for proc in (worker, stand_in.proc if stand_in else None):
+        for proc in [*workers, stand_in.proc if stand_in else None]:
             if proc is not None:
                 stop(proc)
         from django.db import connections

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import json
 import logging
-import random
 import time
 from dataclasses import dataclass
 
-from django.db import close_old_connections, transaction
+from django.db import close_old_connections, connection, transaction
 from django.db.models import Q
 
 from scoring.models import ItemState, Outcome, Run, RunItem, RunKind, RunStatus
@@ -138,39 +137,31 @@ def _claimable(run_id: int):
     )
 
 
-class Claimer:
-    """Claims a run's pending items for one driver: it reads a batch of candidates once and
-    claims them one by one in its own random order (drivers racing for the same rows spread out;
-    a lost race costs one UPDATE that changes nothing)."""
+def claim_next(run_id: int) -> tuple[RunItem, str] | tuple[None, None]:
+    """Claim the first free pending item of the run; returns it (as read) and the lease owner.
 
-    def __init__(self, run_id: int, batch: int):
-        self.run_id = run_id
-        self.batch = max(batch, 8)
-        self.candidates: list[int] = []
-
-    def _refill(self) -> None:
-        now = studio_services.now()
-        free = Q(lease_owner="") | Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
-        self.candidates = list(
-            _claimable(self.run_id)
+    On PostgreSQL the row is picked with ``FOR UPDATE SKIP LOCKED`` in the same transaction as
+    the claim, so drivers never race for one row; SQLite runs write transactions one at a time.
+    """
+    now = studio_services.now()
+    free = Q(lease_owner="") | Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
+    with transaction.atomic():
+        rows = (
+            _claimable(run_id)
             .filter(free)
+            .select_related("media")
+            .defer("raw_response")
             .order_by("position")
-            .values_list("pk", flat=True)[: self.batch]
         )
-        random.shuffle(self.candidates)
-
-    def next(self) -> tuple[int, str] | tuple[None, None]:
-        for _ in range(2):
-            if not self.candidates:
-                self._refill()
-            while self.candidates:
-                pk = self.candidates.pop()
-                owner = lease_claim(
-                    queryset=_claimable(self.run_id), pk=pk, set={"state": ItemState.RUNNING}
-                )
-                if owner is not None:
-                    return pk, owner
-        return None, None
+        if connection.features.has_select_for_update_skip_locked:
+            rows = rows.select_for_update(skip_locked=True, of=("self",))
+        item = rows.first()
+        if item is None:
+            return None, None
+        owner = lease_claim(
+            queryset=_claimable(run_id), pk=item.pk, set={"state": ItemState.RUNNING}
+        )
+    return (item, owner) if owner is not None else (None, None)
 
 
 def _waiting_for_media(run_id: int) -> bool:
@@ -213,9 +204,9 @@ def _decide(handler, run, item, package, result: CallResult) -> tuple[dict, list
     return fields, updates
 
 
-def execute_item(run: Run, package: Package, handler, item_id: int, owner: str, stop) -> str:
+def execute_item(run: Run, package: Package, handler, item: RunItem, owner: str, stop) -> str:
     """One claimed item from request to stored outcome; returns what happened."""
-    item = RunItem.objects.select_related("media").get(pk=item_id)
+    item_id = item.pk
     with lease_kept(model=RunItem, pk=item_id, owner=owner):
         try:
             request = handler.prepare(run, item)
@@ -229,6 +220,7 @@ def execute_item(run: Run, package: Package, handler, item_id: int, owner: str, 
         cached = (
             RunItem.objects.filter(cache_key=key, outcome=Outcome.OK, state=ItemState.DONE)
             .exclude(pk=item_id)
+            .only("pk", "raw_response", "returned_model")
             .order_by("pk")
             .first()
         )
@@ -305,20 +297,19 @@ def run_drive(*, run_id: int, seconds: float = DRIVER_SECONDS) -> int:
     handler = handler_for(run.kind)
     StopFlag.forget(run.pk)  # a resumed run: read its status afresh
     stop = StopFlag(run.pk)
-    claimer = Claimer(run.pk, 4 * run.endpoint.max_concurrency)
     started, done = time.monotonic(), 0
     try:
         while time.monotonic() - started < seconds:
             if stop():
                 return done
-            item_id, owner = claimer.next()
-            if item_id is None:
+            item, owner = claim_next(run.pk)
+            if item is None:
                 if _waiting_for_media(run.pk):
                     time.sleep(MEDIA_POLL_SECONDS)
                     continue
                 run_finish_if_done(run.pk)
                 return done
-            if execute_item(run, package, handler, item_id, owner, stop) not in (
+            if execute_item(run, package, handler, item, owner, stop) not in (
                 "waiting",
                 "cancelled",
                 "lost",
