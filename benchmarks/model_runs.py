@@ -313,17 +313,24 @@ def prediction_bench(args, stand_in, tmp) -> dict:
     setup_s = time.perf_counter() - t0
 
     # Media preparation: ours vs. a plain read + base64 loop, interleaved rounds.
-    ours, plain = [], []
+    from scoring.providers import media as provider_media
+
+    ours, warm, plain = [], [], []
     for _ in range(args.rounds):
         t = time.perf_counter()
         for m in media:
             for path in frame_paths(m):
                 base64.b64encode(path.read_bytes())
         plain.append(time.perf_counter() - t)
+        provider_media._memo.clear()  # every file hashed again: a first preparation
         t = time.perf_counter()
         for m in media:
-            media_payload(m, interface="frames")
+            media_payload(m, interface="frames").parts  # noqa: B018 - built on demand
         ours.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        for m in media:
+            media_payload(m, interface="frames").parts  # noqa: B018
+        warm.append(time.perf_counter() - t)
     images = sum(m.frame_count for m in media)
     size_mb = sum(p.stat().st_size for m in media for p in frame_paths(m)) / 1e6
 
@@ -351,7 +358,7 @@ def prediction_bench(args, stand_in, tmp) -> dict:
     cache_s = time.perf_counter() - t
     return {
         "count": len(media), "images": images, "size_mb": size_mb, "setup_s": setup_s,
-        "ours_s": min(ours), "plain_s": min(plain), "run_s": wall, "calls": calls,
+        "ours_s": min(ours), "warm_s": min(warm), "plain_s": min(plain), "run_s": wall, "calls": calls,
         "resume_s": resume_s, "cache_s": cache_s, "rerun_calls": stand_in.stats()["requests"],
         "cache_hits": cached.items.filter(cached_from__isnull=False).count(),
     }  # fmt: skip
@@ -411,7 +418,8 @@ def main() -> None:
         p = prediction_bench(args, stand_in, tmp)
         print(f"\n2. media preparation of {p['count']} frames predictions ({p['images']} PNGs, "
               f"{p['size_mb']:.0f} MB): ours {p['ours_s']:.3f} s, plain read + base64 "
-              f"{p['plain_s']:.3f} s, ratio {p['ours_s'] / p['plain_s']:.2f} (goal <= 1.2)",
+              f"{p['plain_s']:.3f} s, ratio {p['ours_s'] / p['plain_s']:.2f} (goal <= 1.2); again "
+              f"(file digests known): {p['warm_s']:.3f} s, ratio {p['warm_s'] / p['plain_s']:.2f}",
               flush=True)  # fmt: skip
         print(f"   the run itself: {p['calls']} calls in {p['run_s']:.2f} s (render setup "
               f"{p['setup_s']:.1f} s, not counted)", flush=True)  # fmt: skip

@@ -47,7 +47,7 @@ class _Judge:
     purpose = ""
 
     def prepare(self, run: Run, item: RunItem) -> Request:
-        return Request(data=item.input, parts=[])
+        return Request(data=item.input)
 
     def failed(self, run: Run, item: RunItem, outcome: str) -> list:
         return [(Judgement, {"item_id": item.pk}, {"outcome": outcome})]
@@ -88,7 +88,7 @@ class VideoJudge(_Judge):
             **item.input,
             "observation": {"kind": "images" if payload.interface == "frames" else "video"},
         }
-        return Request(data, payload.parts, payload.sha256, payload.interface)
+        return Request(data, payload)
 
     def accept(self, run, item, reply):
         _match_ids(item, [e.candidate_id for e in reply.evaluations])

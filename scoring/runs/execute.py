@@ -34,7 +34,7 @@ from scoring.packages import (
     render_messages,
     response_format,
 )
-from scoring.providers import CallResult, Cancelled, chat_call
+from scoring.providers import CallResult, Cancelled, MediaPayload, chat_call
 from scoring.runs.media import MediaNotReady, media_payload
 from scoring.runs.services import drivers_enqueue, endpoint_config, run_finish_if_done
 from studio import services as studio_services
@@ -53,10 +53,22 @@ VERDICT_OUTCOME = {
 
 @dataclass
 class Request:
+    """A call's data and media; the media parts are built only when the call is made."""
+
     data: dict
-    parts: list
-    media_sha256: str = ""
-    interface: str = "text"
+    payload: MediaPayload | None = None
+
+    @property
+    def parts(self) -> list:
+        return self.payload.parts if self.payload is not None else []
+
+    @property
+    def media_sha256(self) -> str:
+        return self.payload.sha256 if self.payload is not None else ""
+
+    @property
+    def interface(self) -> str:
+        return self.payload.interface if self.payload is not None else "text"
 
 
 class PredictionHandler:
@@ -66,12 +78,12 @@ class PredictionHandler:
 
     def prepare(self, run: Run, item: RunItem) -> Request:
         if item.media_id is None:
-            return Request(data=item.input, parts=[])
+            return Request(data=item.input)
         payload = media_payload(item.media, interface=run.endpoint.media)
         data = {"evidence": {"kind": "images", "count": payload.count}}
         if payload.interface != "frames":
             data = {"evidence": {"kind": "video"}}
-        return Request(data, payload.parts, payload.sha256, payload.interface)
+        return Request(data, payload)
 
     def accept(self, run: Run, item: RunItem, reply) -> tuple[dict, list]:
         return {"prediction": reply.model_dump()}, []

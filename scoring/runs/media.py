@@ -56,9 +56,15 @@ def media_payload(media: RenderedMedia, *, interface: str) -> MediaPayload:
                 "video_url endpoints need MODEL_MEDIA_BASE_URL (where the model server reaches "
                 "this instance)"
             )
-        grant_path = grant_create(
-            user=media_fetch_user(), media=media, ttl_seconds=settings.MODEL_MEDIA_URL_TTL_SECONDS
-        )
-        token = grant_path.rstrip("/").rsplit("/", 1)[-1]
-        return video_url_payload(base + reverse("scoring:model-media", args=[token]), path)
+
+        def url() -> str:
+            grant_path = grant_create(
+                user=media_fetch_user(),
+                media=media,
+                ttl_seconds=settings.MODEL_MEDIA_URL_TTL_SECONDS,
+            )
+            token = grant_path.rstrip("/").rsplit("/", 1)[-1]
+            return base + reverse("scoring:model-media", args=[token])
+
+        return video_url_payload(url, path)
     return video_base64_payload(path, mime=media.mime_type or "video/mp4")
