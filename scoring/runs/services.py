@@ -252,11 +252,17 @@ def run_predict(
                 skipped.append({"sample": uid, "reason": str(exc)})
                 continue
         items.append(item)
+    from scoring.runs.execute import items_from_cache
+
+    items_from_cache(run, items)
     RunItem.objects.bulk_create(items, batch_size=1000)
+    run_finish_if_done(run.pk)
     if skipped:
         run.provenance["skipped"] = skipped
         run.save(update_fields=["provenance"])
-    drivers_enqueue(run, count=min(len(items), max(2, 2 * endpoint.max_concurrency), MAX_DRIVERS))
+    pending = sum(1 for i in items if i.state == ItemState.PENDING)
+    drivers_enqueue(run, count=min(pending, max(2, 2 * endpoint.max_concurrency), MAX_DRIVERS))
+    run.refresh_from_db()
     return run
 
 
