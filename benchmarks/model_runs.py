@@ -256,9 +256,9 @@ def make_media_release(count: int, tmp: Path):
 
     from annotation.releases import release_freeze
     from annotation.services import step_create
+    from media.ffmpeg import ffmpeg_binary
     from media.models import Scene
     from media.services import video_import
-    from media.ffmpeg import ffmpeg_binary
     from media.timebase import snap_to_frame
 
     user = get_user_model().objects.create_user("bench-admin", is_superuser=True, is_staff=True)
