@@ -146,12 +146,15 @@ def _usage(data) -> dict | None:
 
 def chat_call(
     endpoint: EndpointConfig,
-    body: dict,
+    body: dict | Callable[[], dict],
     *,
     should_stop: Callable[[], bool] = lambda: False,
 ) -> CallResult:
     """POST ``body`` to ``{base_url}/chat/completions`` until a decision; never raises for what
-    the provider does (only ``Cancelled``)."""
+    the provider does (only ``Cancelled``).
+
+    ``body`` may be a function: it is called once a slot is held, so a call waiting for a slot
+    holds no request bytes (a frames request is megabytes)."""
     result = CallResult(verdict=Verdict("api_error", "no attempt was made"))
     try:
         key = api_key(endpoint.api_key_env)
@@ -162,7 +165,9 @@ def chat_call(
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if key:
         headers["Authorization"] = f"Bearer {key}"
-    payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    payload: bytes | None = None
+    if not callable(body):
+        payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
     client = _client(endpoint.timeout_seconds)
     limits = endpoint.limits
     for number in range(1, endpoint.attempts + 1):
@@ -171,6 +176,8 @@ def chat_call(
         wait = None
         try:
             with limiter.slot(limits, should_stop=should_stop) as held:
+                if payload is None:
+                    payload = json.dumps(body(), ensure_ascii=False).encode("utf-8")
                 started = datetime.now(UTC)
                 t0 = time.perf_counter()
                 try:

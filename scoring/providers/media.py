@@ -39,6 +39,8 @@ class MediaPayload:
     build: Callable[[], list[dict]] = field(repr=False, default=lambda: [])
     _parts: list[dict] | None = field(default=None, repr=False)
 
+    release: Callable[[], None] = field(repr=False, default=lambda: None)
+
     @property
     def parts(self) -> list[dict]:
         if self._parts is None:
@@ -90,13 +92,15 @@ def frames_payload(paths: list[Path], *, mime: str = "image/png") -> MediaPayloa
 
     def build() -> list[dict]:
         parts = []
-        for path, data in zip(paths, read, strict=True):
-            data = data if data is not None else path.read_bytes()
+        for i, path in enumerate(paths):
+            data = read[i] if i < len(read) and read[i] is not None else path.read_bytes()
             url = prefix + base64.b64encode(data).decode("ascii")
             parts.append({"type": "image_url", "image_url": {"url": url}})
         return parts
 
-    return MediaPayload(sha256=sha, interface="frames", count=len(paths), build=build)
+    return MediaPayload(
+        sha256=sha, interface="frames", count=len(paths), build=build, release=read.clear
+    )
 
 
 def video_base64_payload(path: Path, *, mime: str = "video/mp4") -> MediaPayload:
@@ -104,11 +108,13 @@ def video_base64_payload(path: Path, *, mime: str = "video/mp4") -> MediaPayload
     sha, read = _digest_parts(mime, [path])
 
     def build() -> list[dict]:
-        data = read[0] if read[0] is not None else path.read_bytes()
+        data = read[0] if read and read[0] is not None else path.read_bytes()
         url = f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
         return [{"type": "video_url", "video_url": {"url": url}}]
 
-    return MediaPayload(sha256=sha, interface="video_base64", count=1, build=build)
+    return MediaPayload(
+        sha256=sha, interface="video_base64", count=1, build=build, release=read.clear
+    )
 
 
 def file_sha256(path: Path, *, mime: str) -> str:

@@ -58,9 +58,13 @@ class Request:
     data: dict
     payload: MediaPayload | None = None
 
-    @property
-    def parts(self) -> list:
-        return self.payload.parts if self.payload is not None else []
+    def take_parts(self) -> list:
+        """The media parts, built now and not kept (the request bytes are kept by the call)."""
+        if self.payload is None:
+            return []
+        parts, self.payload._parts = self.payload.parts, None
+        self.payload.release()
+        return parts
 
     @property
     def media_sha256(self) -> str:
@@ -244,13 +248,19 @@ def execute_item(run: Run, package: Package, handler, item: RunItem, owner: str,
                 returned_model=cached.returned_model,
             )
         else:
-            body = {
-                "model": run.endpoint.model,
-                "messages": render_messages(package, data=request.data, media_parts=request.parts),
-                **package.sampling,
-            }
-            if run.endpoint.json_schema:
-                body["response_format"] = response_format(package)
+
+            def body() -> dict:
+                built = {
+                    "model": run.endpoint.model,
+                    "messages": render_messages(
+                        package, data=request.data, media_parts=request.take_parts()
+                    ),
+                    **package.sampling,
+                }
+                if run.endpoint.json_schema:
+                    built["response_format"] = response_format(package)
+                return built
+
             try:
                 result = chat_call(endpoint_config(run.endpoint), body, should_stop=stop)
             except Cancelled:
