@@ -98,7 +98,7 @@ def test_cards_are_sorted_by_role_then_order(make_video, annotator, admin_user):
     annotator.groups.add(Group.objects.get(name="admin"))
     VideoAssignment.objects.create(video=make_video(), annotator=annotator)
     cards = home_cards_for(annotator)
-    assert [c.role for c in cards] == ["annotator"] + ["admin"] * 3
+    assert [c.role for c in cards] == ["annotator"] + ["admin"] * 4  # videos, releases, renders, runs
     admin_orders = [c.order for c in cards if c.role == "admin"]
     assert admin_orders == sorted(admin_orders)
 
@@ -141,7 +141,7 @@ def test_navigation_marks_the_current_page(client, admin_user, path, current):
 
     links = nav_links_for(admin_user, path)
     assert [x["label"] for x in links if x["current"]] == [current]
-    assert [x["label"] for x in links] == ["Home", "Videos", "Admin", "API"]
+    assert [x["label"] for x in links] == ["Home", "Videos", "Runs", "Admin", "API"]
 
 
 def test_navigation_shows_a_role_only_its_links(client, rater):
