@@ -98,7 +98,8 @@ def test_cards_are_sorted_by_role_then_order(make_video, annotator, admin_user):
     annotator.groups.add(Group.objects.get(name="admin"))
     VideoAssignment.objects.create(video=make_video(), annotator=annotator)
     cards = home_cards_for(annotator)
-    assert [c.role for c in cards] == ["annotator"] + ["admin"] * 4  # videos, releases, renders, runs
+    # Videos, releases, renders, runs.
+    assert [c.role for c in cards] == ["annotator"] + ["admin"] * 4
     admin_orders = [c.order for c in cards if c.role == "admin"]
     assert admin_orders == sorted(admin_orders)
 
