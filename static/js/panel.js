@@ -125,6 +125,7 @@ export class StepPanel extends EventTarget {
     input.type = "text";
     input.value = value;
     input.setAttribute("aria-label", "Plausible next step");
+    input.placeholder = "A plausible next step";
     li.append(input);
     for (const [move, text, title] of [["up", "↑", "Move up"], ["down", "↓", "Move down"], ["remove", "✕", "Remove"]]) {
       const button = document.createElement("button");
@@ -160,7 +161,9 @@ export class StepPanel extends EventTarget {
       if (document.activeElement !== field && field.value !== v[name]) field.value = v[name];
     }
     const inputs = this.list.querySelectorAll("input");
-    const items = v.plausible_next_steps;
+    // An empty list still shows one blank item, so Tab from Next step lands in a field (the
+    // server drops blank items).
+    const items = v.plausible_next_steps.length ? v.plausible_next_steps : [""];
     if (inputs.length !== items.length) {
       this.list.replaceChildren(...items.map((item) => this._plausibleRow(item)));
     } else {

@@ -8,7 +8,7 @@ import { ConflictView } from "./conflict.js";
 import { Drafts } from "./drafts.js";
 import { FrameIndex, clock } from "./frames.js";
 import { HistoryPanel } from "./history.js";
-import { BINDINGS, keyName, renderHelp } from "./keys.js";
+import { BINDINGS, listenForShortcuts, releaseFocusAfterClick, renderHelp } from "./keys.js";
 import { StepPanel } from "./panel.js";
 import { Player } from "./player.js";
 import { Preview } from "./preview.js";
@@ -127,7 +127,8 @@ class Workspace {
       const button = e.target.closest("button[data-restore]");
       if (button) this.restore(Number(button.dataset.restore));
     });
-    document.addEventListener("keydown", (e) => this._key(e));
+    listenForShortcuts((name, e) => this._key(name, e), { anywhere: ["Ctrl+s", "Escape"] });
+    releaseFocusAfterClick(this.root);
     window.addEventListener("resize", () => this.timeline.render());
     this.chooseMark("start_us");
   }
@@ -431,10 +432,8 @@ class Workspace {
     return undefined;
   }
 
-  _key(event) {
-    const name = keyName(event);
-    const target = event.target instanceof Element ? event.target : document.body;
-    const inField = target.closest("input, textarea, select, [contenteditable]");
+  // Called only when the focus rule of keys.js lets a key be a shortcut (or for Ctrl+S / Esc).
+  _key(name, event) {
     if (name === "Ctrl+s") {
       event.preventDefault();
       this.saver.flushAll();
@@ -444,8 +443,7 @@ class Workspace {
       this.escape();
       return;
     }
-    if (inField || this.conflict.open) return;
-    if (target.closest("button") && (name === "Space" || name === "Enter")) return;
+    if (this.conflict.open) return;
     const found = KEYMAP.get(name);
     if (!found) return;
     event.preventDefault();
