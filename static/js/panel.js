@@ -3,7 +3,7 @@
 // markup.
 
 import { clock } from "./frames.js";
-import { LABELS, TEXT_FIELDS, TIME_FIELDS } from "./steps.js";
+import { TEXT_FIELDS, TIME_FIELDS } from "./steps.js";
 
 export class StepPanel extends EventTarget {
   constructor(root, { store, index }) {
@@ -16,7 +16,7 @@ export class StepPanel extends EventTarget {
     this.empty = root.querySelector("[data-role=empty]");
     this.body = root.querySelector("[data-role=body]");
     this.list = root.querySelector("[data-role=plausible]");
-    this.problems = root.querySelector("[data-role=problems]");
+    this.historyButton = root.querySelector("[data-role=history-button]");
     for (const name of TEXT_FIELDS) {
       const field = this._field(name);
       field.addEventListener("input", () => this._edit({ [name]: field.value }));
@@ -64,8 +64,17 @@ export class StepPanel extends EventTarget {
     this.render();
   }
 
+  get visible() {
+    return !this.body.hidden;
+  }
+
+  // Enter from the page: the field gets the focus with its text selected, so typing replaces
+  // it (→ or End puts the caret at the end to add to it instead).
   focusLabel(name = "local_intent") {
-    if (this.id !== null) this._field(name).focus();
+    if (this.id === null) return;
+    const field = this._field(name);
+    field.focus();
+    field.select();
   }
 
   addPlausible(at = null) {
@@ -143,6 +152,7 @@ export class StepPanel extends EventTarget {
     const visible = Boolean(entry && entry.server.status === "active");
     this.body.hidden = !visible;
     this.empty.hidden = visible;
+    this.historyButton.hidden = !visible;
     if (!visible) {
       this.title.textContent = "No step selected";
       return;
@@ -192,14 +202,11 @@ export class StepPanel extends EventTarget {
       el.textContent = messages.join(" ");
       el.hidden = messages.length === 0;
     });
+    // A required label still empty is an open problem: it does not block saving.
     const missing = this.store.missing(entry);
-    const items = [];
-    for (const name of missing) {
-      const li = document.createElement("li");
-      li.textContent = `${LABELS[name]}: required.`;
-      items.push(li);
-    }
-    this.problems.replaceChildren(...items);
+    this.root.querySelectorAll("[data-required-for]").forEach((el) => {
+      el.hidden = !missing.includes(el.dataset.requiredFor);
+    });
     this.root.dataset.valid = Object.keys(errors).length ? "false" : "true";
   }
 }

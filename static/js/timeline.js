@@ -2,6 +2,8 @@
 // its cutoff and outcome markers; the current step is highlighted; edges and markers can be
 // dragged (snapped to frame boundaries); a click moves the playhead.
 
+import { clock } from "./frames.js";
+
 const MARKS = ["start_us", "cutoff_us", "outcome_us", "end_us"];
 const MIN_PX_PER_S = 2;
 const MAX_PX_PER_S = 4000;
@@ -110,6 +112,7 @@ export class Timeline extends EventTarget {
       label.className = "tl-label";
       // Labels are text: set as textContent, never parsed as markup.
       label.textContent = `${n + 1} ${v.local_intent || ""}`;
+      bar.title = `Step ${n + 1}: ${v.local_intent || "(no local intent yet)"} · ${clock(v.start_us)}–${clock(v.end_us)}`;
       bar.append(label);
       for (const mark of MARKS) {
         const handle = document.createElement("span");

@@ -17,6 +17,8 @@ import { Timeline } from "./timeline.js";
 
 const MARK_KEYS = ["start_us", "cutoff_us", "outcome_us", "end_us"];
 const DEFAULT_STEP_US = 2_000_000;
+const MESSAGE_MS = 5000;
+const ERROR_MESSAGE_MS = 10_000;
 const STATE_TEXT = {
   saved: "All changes saved",
   saving: "Saving…",
@@ -41,10 +43,14 @@ class Workspace {
     this.$ = (role) => root.querySelector(`[data-role=${role}]`);
   }
 
+  // A status line that clears itself: after a few seconds (errors stay a little longer) or when
+  // the next action starts.
   say(text, kind = "info") {
     const line = this.$("message");
     line.textContent = text;
     line.dataset.kind = kind;
+    clearTimeout(this._sayTimer);
+    if (text) this._sayTimer = setTimeout(() => this.say(""), kind === "error" ? ERROR_MESSAGE_MS : MESSAGE_MS);
   }
 
   async load() {
@@ -150,7 +156,7 @@ class Workspace {
     this.timeline.render();
     this.timeline.setCurrent(this.current);
     this.panel.show(this.current);
-    this.preview.follow(this.entry());
+    this._followPreview();
     this._renderRetracted();
     this._renderState();
     const conflicted = [...this.store.steps.values()].find((e) => e.conflict);
@@ -190,7 +196,6 @@ class Workspace {
     const t = this.index.timeOf(frame);
     this.$("frame").textContent = `#${frame}`;
     this.$("time").textContent = clock(t);
-    this.$("rate").textContent = `${this.player.rate}×`;
     this.$("speed").value = String(this.player.rate);
     this.$("play-state").textContent = this.player.playing ? "playing" : "paused";
     this.root.dataset.frame = String(frame);
@@ -203,12 +208,18 @@ class Workspace {
     this.current = id;
     this.timeline.setCurrent(id);
     this.panel.show(id);
-    this.preview.follow(this.entry());
+    this._followPreview();
     this.root.dataset.current = id === null ? "" : String(id);
     if (seek && id !== null) {
       const entry = this.store.get(id);
       this.player.seekFrame(this.index.boundaryIndex(entry.local.start_us));
     }
+  }
+
+  // The preview sits under the player and belongs to the step in the panel.
+  _followPreview() {
+    this.$("preview").hidden = !this.panel.visible;
+    this.preview.follow(this.entry());
   }
 
   async showPreview() {
@@ -379,6 +390,7 @@ class Workspace {
 
   run(action, i = 0) {
     const entry = this.entry();
+    if (action !== "help" && action !== "escape") this.say("");
     switch (action) {
       case "toggle": return this.player.toggle();
       case "frame": return this.player.step(i ? 1 : -1);

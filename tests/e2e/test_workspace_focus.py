@@ -137,3 +137,44 @@ def test_the_player_and_the_timeline_take_shortcuts_when_focused(outside_the_ste
         page.keyboard.press("ArrowRight")
         wait_idle(page)
         assert int(page.get_attribute("#workspace", "data-frame")) == frame + 1, surface
+
+
+def test_enter_selects_the_label_so_typing_replaces_it(open_as, import_video, annotator):
+    video = import_video("cfr", assign_to=annotator)
+    times = video.frame_times_us().tolist()
+    step = step_create(
+        video=video,
+        author=annotator,
+        start_us=times[10],
+        cutoff_us=times[30],
+        outcome_us=times[35],
+        end_us=times[50],
+        local_intent="Pick up the cup",
+    )
+    page = open_workspace(open_as(annotator), video)
+    wait_idle(page)
+    page.keyboard.press("Enter")
+    selected = page.evaluate(
+        "(() => { const f = document.activeElement;"
+        " return [f.name, f.selectionStart, f.selectionEnd, f.value.length]; })()"
+    )
+    assert selected == ["local_intent", 0, len("Pick up the cup"), len("Pick up the cup")]
+    page.keyboard.type("Lift the cup")
+    page.wait_for_selector("[data-role=save-state][data-state=saved]", timeout=10_000)
+    step.refresh_from_db()
+    assert step.local_intent == "Lift the cup"
+
+
+def test_a_status_message_clears_on_the_next_action_and_after_a_while(outside_the_step):
+    page, _, _ = outside_the_step
+    message = page.locator("[data-role=message]")
+    page.keyboard.press("m")  # merge: nothing follows the only step
+    assert "nothing follows" in message.inner_text()
+    page.keyboard.press("ArrowLeft")
+    wait_idle(page)
+    assert message.inner_text() == ""
+    page.keyboard.press("m")
+    assert "nothing follows" in message.inner_text()
+    page.wait_for_function(
+        "() => document.querySelector('[data-role=message]').textContent === ''", timeout=15_000
+    )
