@@ -8,10 +8,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from annotation.models import MicroStep
+from annotation.models import FIELD_NAMES, MicroStep
 from annotation.selectors import editable_videos_for, step_for_or_404, video_for_or_404
 from annotation.services import REQUIRED_LABELS, label_missing, revision_diff
-from studio.templatetags.studio_tags import clock
+from studio.display import clock
 
 # Must match SPEEDS in static/js/player.js.
 SPEEDS = (0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4)
@@ -55,6 +55,7 @@ def workspace(request: HttpRequest, video_id: int) -> HttpResponse:
     api = "annotation:api:"
     config = {
         "videoId": video.pk,
+        "fieldNames": FIELD_NAMES,
         "urls": {
             "ping": reverse(api + "ping"),
             "workspace": reverse(api + "workspace", args=[video.pk]),
@@ -87,6 +88,7 @@ def workspace(request: HttpRequest, video_id: int) -> HttpResponse:
 
 
 def _shown(field: str, value) -> str:
+    """A revision's value as the history shows it (static/js/history.js: valueText, the same)."""
     if value is None:
         return "—"
     if field.endswith("_us"):
@@ -106,6 +108,7 @@ def step_history(request: HttpRequest, step_id: int) -> HttpResponse:
             "changes": [
                 {
                     "field": change["field"],
+                    "name": change["name"],
                     "before": _shown(change["field"], change["before"]),
                     "after": _shown(change["field"], change["after"]),
                 }

@@ -326,7 +326,11 @@ class StepHistoryApi(WorkspaceApiView):
         step = step_for_or_404(request.user, step_id, edit=True)
         revisions = step.revisions.select_related("author").order_by("-version")
         return Response(
-            {"step": step_payload(step), "revisions": [revision_payload(r) for r in revisions]}
+            {
+                "step": step_payload(step),
+                "title": step.display_name,
+                "revisions": [revision_payload(r) for r in revisions],
+            }
         )
 
 

@@ -12,7 +12,7 @@ import { BINDINGS, listenForShortcuts, releaseFocusAfterClick, renderHelp } from
 import { StepPanel } from "./panel.js";
 import { Player } from "./player.js";
 import { Preview } from "./preview.js";
-import { StepStore } from "./steps.js";
+import { StepStore, nameFields } from "./steps.js";
 import { Timeline } from "./timeline.js";
 
 const MARK_KEYS = ["start_us", "cutoff_us", "outcome_us", "end_us"];
@@ -465,6 +465,7 @@ class Workspace {
 
 const root = document.getElementById("workspace");
 const config = JSON.parse(document.getElementById("workspace-config").textContent);
+nameFields(config.fieldNames);
 const workspace = new Workspace(root, config);
 workspace.load().catch((error) => {
   workspace.say(`The workspace could not load: ${error.message}. Reload to try again.`, "error");

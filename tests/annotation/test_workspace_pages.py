@@ -90,7 +90,15 @@ def test_the_history_page_shows_who_why_and_the_diff(client, video, annotator):
     client.force_login(annotator)
     html = client.get(f"/annotate/steps/{step.pk}/history/").content.decode()
     assert "v2 · Edited · anna" in html and "shorter" in html
-    assert '<td class="before">cut the bread</td><td class="after">slice bread</td>' in html
+    assert f"<h1>Step 1 of {video.title} — history</h1>" in html
+    assert (
+        '<th>Local intent</th><td class="before">cut the bread</td><td class="after">slice bread'
+        in html
+    )
+    assert "<th>Start</th>" in html and "<th>start_us</th>" not in html
+    when = re.search(r'<time datetime="([^"]+)">([^<]+)</time>', html)
+    assert when and when[1] == when[2]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", when[1])
 
 
 def test_workspace_load_takes_a_fixed_number_of_queries(
