@@ -6,8 +6,9 @@ import { clock } from "./frames.js";
 import { TEXT_FIELDS, TIME_FIELDS } from "./steps.js";
 
 export class StepPanel extends EventTarget {
-  constructor(root, { store, index }) {
+  constructor(root, { store, index, readOnly = false }) {
     super();
+    this.readOnly = readOnly; // fields readonly, no buttons (the server refuses writes too)
     this.root = root;
     this.store = store;
     this.index = index;
@@ -21,7 +22,7 @@ export class StepPanel extends EventTarget {
       const field = this._field(name);
       field.addEventListener("input", () => this._edit({ [name]: field.value }));
     }
-    root.querySelector("[data-action=plausible-add]").addEventListener("click", () => this.addPlausible());
+    root.querySelector("[data-action=plausible-add]")?.addEventListener("click", () => this.addPlausible());
     this.list.addEventListener("input", () => this._edit({ plausible_next_steps: this._plausibleValues() }));
     this.list.addEventListener("click", (event) => {
       const button = event.target.closest("button[data-move]");
@@ -134,8 +135,10 @@ export class StepPanel extends EventTarget {
     input.type = "text";
     input.value = value;
     input.setAttribute("aria-label", "Plausible next step");
-    input.placeholder = "A plausible next step";
+    input.placeholder = this.readOnly ? "" : "A plausible next step";
+    input.readOnly = this.readOnly;
     li.append(input);
+    if (this.readOnly) return li;
     for (const [move, text, title] of [["up", "↑", "Move up"], ["down", "↓", "Move down"], ["remove", "✕", "Remove"]]) {
       const button = document.createElement("button");
       button.type = "button";

@@ -9,8 +9,9 @@ const MIN_PX_PER_S = 2;
 const MAX_PX_PER_S = 4000;
 
 export class Timeline extends EventTarget {
-  constructor(root, { index, store }) {
+  constructor(root, { index, store, readOnly = false }) {
     super();
+    this.readOnly = readOnly; // no dragging: a click only moves the playhead
     this.root = root;
     this.index = index;
     this.store = store;
@@ -136,7 +137,7 @@ export class Timeline extends EventTarget {
   _pointerDown(event) {
     const handle = event.target.closest(".tl-mark");
     const bar = event.target.closest(".tl-step");
-    if (handle && bar) {
+    if (handle && bar && !this.readOnly) {
       event.preventDefault();
       this._drag(event, Number(bar.dataset.id), handle.dataset.mark, handle);
       return;

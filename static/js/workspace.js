@@ -28,6 +28,12 @@ const STATE_TEXT = {
   error: "Not saved",
 };
 
+// What a user who may only read (an adjudicator) cannot do; the server refuses it too (403).
+const EDIT_ACTIONS = new Set([
+  "set-start", "set-cutoff", "set-outcome", "set-end", "nudge", "nudge-earlier", "nudge-later",
+  "create", "split", "merge", "retract", "restore-last", "save", "preview",
+]);
+
 const KEYMAP = new Map();
 for (const [, rows] of BINDINGS) {
   for (const [keys, , action] of rows) keys.forEach((key, i) => KEYMAP.set(key, [action, i]));
@@ -40,6 +46,7 @@ class Workspace {
     this.urls = config.urls;
     this.current = null;
     this.loop = false;
+    this.readOnly = Boolean(config.readOnly);
     this.$ = (role) => root.querySelector(`[data-role=${role}]`);
   }
 
@@ -71,17 +78,18 @@ class Workspace {
     if (this.video.has_file) element.src = this.urls.source;
     else this.say("This video has no file on the server; the marks can still be edited.", "error");
 
-    this.timeline = new Timeline(this.$("timeline"), { index: this.index, store: this.store });
-    this.panel = new StepPanel(this.$("panel"), { store: this.store, index: this.index });
+    const readOnly = this.readOnly;
+    this.timeline = new Timeline(this.$("timeline"), { index: this.index, store: this.store, readOnly });
+    this.panel = new StepPanel(this.$("panel"), { store: this.store, index: this.index, readOnly });
     this.conflict = new ConflictView(this.$("conflict"), { store: this.store });
     this.history = new HistoryPanel(this.$("history"), { urls: this.urls });
-    this.preview = new Preview(this.$("preview"), { urls: this.urls });
+    this.preview = this.$("preview") ? new Preview(this.$("preview"), { urls: this.urls }) : null;
     renderHelp(this.$("help"));
     this._wire();
 
     const first = this.store.active()[0];
     this.select(first ? first.id : null, { seek: false });
-    const restored = this.saver.restore();
+    const restored = this.readOnly ? 0 : this.saver.restore();
     if (restored) this.say(`Restored ${restored} unsaved draft(s) from this device; sending them now.`);
     this._renderState();
     if (this.video.has_file) {
@@ -168,6 +176,11 @@ class Workspace {
 
   _renderState() {
     if (!this.saver) return;
+    if (this.readOnly) {
+      this.$("save-state").dataset.state = "readonly";
+      this.$("save-state").textContent = "Read-only";
+      return;
+    }
     const state = this.saver.state();
     const badge = this.$("save-state");
     badge.dataset.state = state;
@@ -184,7 +197,8 @@ class Workspace {
       button.type = "button";
       button.dataset.restore = String(entry.id);
       button.textContent = "Restore";
-      li.append(text, " ", button);
+      if (this.readOnly) li.append(text);
+      else li.append(text, " ", button);
       return li;
     });
     this.$("retracted").replaceChildren(...items);
@@ -218,6 +232,7 @@ class Workspace {
 
   // The preview sits under the player and belongs to the step in the panel.
   _followPreview() {
+    if (!this.preview) return;
     this.$("preview").hidden = !this.panel.visible;
     this.preview.follow(this.entry());
   }
@@ -245,6 +260,7 @@ class Workspace {
   }
 
   setMark(id, mark, us) {
+    if (this.readOnly) return;
     this.store.edit(id, { [mark]: us });
     this.saver.changed(id);
   }
@@ -391,6 +407,9 @@ class Workspace {
   run(action, i = 0) {
     const entry = this.entry();
     if (action !== "help" && action !== "escape") this.say("");
+    if (this.readOnly && EDIT_ACTIONS.has(action)) {
+      return this.say("Read-only: your role reads this annotation and cannot change it.", "error");
+    }
     switch (action) {
       case "toggle": return this.player.toggle();
       case "frame": return this.player.step(i ? 1 : -1);
