@@ -35,3 +35,15 @@ def frame_rate(num: int, den: int) -> str:
         return f"{num}/{den}"
     decimal = f"{num / den:.3f}".rstrip("0").rstrip(".")
     return f"{num}/{den} = {decimal}"
+
+
+def timecode(us: int | None, *, frame: int | None = None) -> str:
+    """A time for people who also need the stored value: ``0:04.200 · frame 126 · 4200000 µs``
+    (the frame left out when it is not known)."""
+    if us is None:
+        return "—"
+    parts = [clock(us)]
+    if frame is not None:
+        parts.append(f"frame {frame}")
+    parts.append(f"{us} µs")
+    return " · ".join(parts)

@@ -68,6 +68,7 @@ class MicroStep(models.Model):
     objects = NoDeleteQuerySet.as_manager()
 
     class Meta:
+        verbose_name = "micro-step"
         ordering = ["video_id", "start_us", "id"]
         constraints = [
             models.CheckConstraint(condition=Q(start_us__gte=0), name="step_start_not_negative"),
