@@ -1,6 +1,8 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from studio import views
@@ -8,6 +10,7 @@ from studio import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
@@ -17,3 +20,7 @@ urlpatterns = [
     path("", include("annotation.urls")),
     path("api/review/", include("review.urls")),
 ]
+
+handler403 = "studio.views.permission_denied"
+handler404 = "studio.views.page_not_found"
+# handler500: Django's default renders templates/500.html without a request context.

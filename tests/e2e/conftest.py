@@ -92,8 +92,7 @@ def open_workspace(context, video):
     page.on("pageerror", lambda exc: errors.append(str(exc)))
 
     def on_console(msg):
-        # The browser asks for /favicon.ico on its own; that 404 is not the page's error.
-        if msg.type == "error" and not msg.location.get("url", "").endswith("/favicon.ico"):
+        if msg.type == "error":
             errors.append(msg.text)
 
     page.on("console", on_console)
