@@ -287,16 +287,25 @@ class RenderBatchAdmin(admin.ModelAdmin):
             *super().get_urls(),
         ]
 
+    @staticmethod
+    def _named_progress(batch: RenderBatch) -> dict:
+        """The batch's progress with each failure's subject named (media.subjects)."""
+        progress = batch_progress(batch)
+        names = subject_names(f["subject"] for f in progress["failures"])
+        for failure in progress["failures"]:
+            failure["name"] = names.get(failure["subject"], failure["subject"])
+        return progress
+
     def progress_view(self, request, batch_id: int):
         if not self.has_view_permission(request):
             raise PermissionDenied
-        return JsonResponse(batch_progress(get_object_or_404(RenderBatch, pk=batch_id)))
+        return JsonResponse(self._named_progress(get_object_or_404(RenderBatch, pk=batch_id)))
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         extra = {**(extra_context or {})}
         batch = RenderBatch.objects.filter(pk=object_id).first()
         if batch is not None:
-            extra["batch_progress"] = batch_progress(batch)
+            extra["batch_progress"] = self._named_progress(batch)
             extra["progress_url"] = reverse("admin:media_renderbatch_progress", args=[batch.pk])
         return _rendered_with_subject_names(
             super().change_view(request, object_id, form_url, extra)

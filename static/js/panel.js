@@ -175,8 +175,9 @@ export class StepPanel extends EventTarget {
     }
     const inputs = this.list.querySelectorAll("input");
     // An empty list still shows one blank item, so Tab from Next step lands in a field (the
-    // server drops blank items).
-    const items = v.plausible_next_steps.length ? v.plausible_next_steps : [""];
+    // server drops blank items); read-only, it says "none".
+    const blank = this.readOnly ? [] : [""];
+    const items = v.plausible_next_steps.length ? v.plausible_next_steps : blank;
     if (inputs.length !== items.length) {
       this.list.replaceChildren(...items.map((item) => this._plausibleRow(item)));
     } else {

@@ -98,6 +98,9 @@ def test_render_batch_items_name_their_step(admin_client, step):
         html = admin_client.get(url).content.decode()
         assert f"Step 1 of kitchen-tea.mp4<br><small>{step_subject(step)}</small>" in html, url
         assert "clip 7" in html
+    progress = admin_client.get(reverse("admin:media_renderbatch_progress", args=[batch.pk]))
+    names = sorted(f["name"] for f in progress.json()["failures"])
+    assert names == ["Step 1 of kitchen-tea.mp4", "clip 7"]
 
 
 def test_what_cannot_change_offers_no_save_button(admin_client, step, admin_user):
