@@ -17,6 +17,7 @@ from annotation.services import step_create
 from media.models import Scene, SourceVideo
 from media.synth import synth_video
 from media.timebase import snap_to_frame
+from studio.demo import DemoContext, demo_seeders
 from studio.roles import ADMIN, ROLES, sync_role_groups
 
 S = 1_000_000
@@ -179,8 +180,9 @@ def demo_is_possible() -> bool:
     return not get_user_model().objects.exists() and not SourceVideo.objects.exists()
 
 
-def seed_demo(*, password: str | None) -> tuple[str, list[str]]:
-    """Create the demo; returns (password, user names). Generates ~1 minute videos."""
+def seed_demo(*, password: str | None) -> tuple[str, list[str], list[str]]:
+    """Create the demo; returns (password, user names, notes). Generates ~1 minute videos, then
+    runs the seeders the higher layers registered (``studio.demo``)."""
     from media.services import video_import
 
     password = password or secrets.token_urlsafe(12)
@@ -234,4 +236,8 @@ def seed_demo(*, password: str | None) -> tuple[str, list[str]]:
                     plausible_next_steps=list(plausible),
                     reason="demo data",
                 )
-    return password, [u.username for u in users.values()]
+        context = DemoContext(password=password, users=users)
+        for seeder in demo_seeders():
+            seeder(context)
+    names = [u.username for u in [*users.values(), *context.extra_users]]
+    return password, names, context.notes

@@ -11,6 +11,7 @@ from django.db.models.functions import Concat, Length
 from django.db.models.lookups import Exact
 
 from media.timebase import decode_frame_times, encode_frame_times
+from studio.leases import Leased
 
 
 class Scene(models.Model):
@@ -169,12 +170,13 @@ class SourceVideo(models.Model):
         self.keyframe_times = encode_frame_times(times_us)
 
 
-class RenderedMedia(models.Model):
+class RenderedMedia(Leased):
     """One rendered medium: a clip or a frame set, keyed by the SHA-256 of everything that
     determines its bytes (source, frames, order, profile, renderer version).
 
     Status moves pending → rendering → ready (or failed). Only a verified output is ever ready;
-    a worker that dies mid-render leaves the row in ``rendering`` and the next run redoes it.
+    a worker that dies mid-render leaves the row in ``rendering`` with a lease that runs out, and
+    the lease sweeper queues it again (``studio/leases.py``).
     """
 
     class Kind(models.TextChoices):
@@ -207,7 +209,6 @@ class RenderedMedia(models.Model):
     )
     duration_us = models.BigIntegerField(null=True, blank=True)
     error = models.TextField(blank=True)
-    attempts = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
     ready_at = models.DateTimeField(null=True, blank=True)
@@ -235,6 +236,8 @@ class RenderedMedia(models.Model):
         indexes = [
             # Re-run and progress queries: WHERE status IN (...) ORDER BY id
             models.Index(fields=["status", "id"], name="rendered_status_idx"),
+            # The lease sweeper: WHERE status = 'rendering' AND lease_expires_at < now
+            models.Index(fields=["status", "lease_expires_at"], name="rendered_lease_idx"),
         ]
 
     def __str__(self) -> str:

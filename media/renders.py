@@ -25,7 +25,7 @@ from pathlib import Path
 
 from django.core.files.storage import default_storage
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, Q
 
 from media.ffmpeg import FFmpegError
 from media.ffrender import (
@@ -50,6 +50,7 @@ from media.windows import (
     window_frames,
 )
 from studio import services as studio_services
+from studio.leases import WorkKind, lease_claim, lease_kept, lease_release
 
 RENDERER_VERSION = 1
 # Clips above this size are sent as fixed-QP all-intra H.264 (paper, appendix F.1: "15 MB").
@@ -248,6 +249,26 @@ def _remove_stale_temps(key: str) -> None:
             _remove(path)
 
 
+def _remove_temps_of(media: RenderedMedia) -> None:
+    """Temporary outputs of the attempt whose lease expired (its owner is ``host:pid:token``)."""
+    host, _, rest = media.lease_owner.partition(":")
+    pid = rest.partition(":")[0]
+    if host and pid:
+        for path in _tmp_dir().glob(f"{media.key}.{host}.{pid}.*"):
+            _remove(path)
+
+
+RENDER_WORK = WorkKind(
+    name="media.render",
+    model=RenderedMedia,
+    running=Q(status=RenderedMedia.Status.RENDERING),
+    requeue=lambda ids: media_enqueue(media_ids=ids),
+    reset={"status": RenderedMedia.Status.PENDING},
+    fail={"status": RenderedMedia.Status.FAILED},
+    cleanup=_remove_temps_of,
+)
+
+
 def _source_ref(video: SourceVideo) -> SourceRef:
     width, height = video.display_size
     return SourceRef(
@@ -305,18 +326,18 @@ RENDER_ERRORS = (FFmpegError, RenderVerificationError, MediaRejected, OSError)
 
 
 def _claim(media_id: int) -> RenderedMedia | None:
-    """Take a medium that is not ready (conditional UPDATE); None if it is ready or gone."""
-    claimed = (
-        RenderedMedia.objects.filter(pk=media_id)
-        .exclude(status=RenderedMedia.Status.READY)
-        .update(
-            status=RenderedMedia.Status.RENDERING,
-            claimed_at=studio_services.now(),
-            attempts=F("attempts") + 1,
-            error="",
-        )
+    """Take a medium that is not ready under a lease; None if it is ready, gone or held by a live
+    worker. The lease owner rides on the instance (``media.lease_owner``) to the final write."""
+    owner = lease_claim(
+        queryset=RenderedMedia.objects.exclude(status=RenderedMedia.Status.READY),
+        pk=media_id,
+        set={
+            "status": RenderedMedia.Status.RENDERING,
+            "claimed_at": studio_services.now(),
+            "error": "",
+        },
     )
-    if claimed != 1:
+    if owner is None:
         return None
     return RenderedMedia.objects.select_related("video").get(pk=media_id)
 
@@ -334,25 +355,35 @@ def _tmp_path(media: RenderedMedia) -> Path:
 
 
 def _mark_ready(media: RenderedMedia, found: dict, times) -> RenderedMedia:
+    """Record the verified output, only while this run still holds the lease (a run that was
+    taken over leaves the row to the run that took it)."""
     final_name = _final_name(media)
-    RenderedMedia.objects.filter(pk=media.pk).exclude(status=RenderedMedia.Status.READY).update(
-        status=RenderedMedia.Status.READY,
-        path=final_name,
-        mime_type=found["mime_type"],
-        size_bytes=_size_of(Path(default_storage.path(final_name))),
-        frame_count=found["frame_count"],
-        source_times_us=[int(times[i]) for i in media.spec["frames"]],
-        output_times_us=found.get("output_times_us", []),
-        duration_us=found.get("duration_us"),
-        ready_at=studio_services.now(),
+    lease_release(
+        model=RenderedMedia,
+        pk=media.pk,
+        owner=media.lease_owner,
+        set={
+            "status": RenderedMedia.Status.READY,
+            "path": final_name,
+            "mime_type": found["mime_type"],
+            "size_bytes": _size_of(Path(default_storage.path(final_name))),
+            "frame_count": found["frame_count"],
+            "source_times_us": [int(times[i]) for i in media.spec["frames"]],
+            "output_times_us": found.get("output_times_us", []),
+            "duration_us": found.get("duration_us"),
+            "ready_at": studio_services.now(),
+        },
     )
     media.refresh_from_db()
     return media
 
 
 def _mark_failed(media: RenderedMedia, exc: Exception) -> RenderedMedia:
-    RenderedMedia.objects.filter(pk=media.pk, status=RenderedMedia.Status.RENDERING).update(
-        status=RenderedMedia.Status.FAILED, error=str(exc)[-4000:]
+    lease_release(
+        model=RenderedMedia,
+        pk=media.pk,
+        owner=media.lease_owner,
+        set={"status": RenderedMedia.Status.FAILED, "error": str(exc)[-4000:]},
     )
     media.refresh_from_db()
     return media
@@ -380,7 +411,16 @@ def media_render(*, media_id: int) -> RenderedMedia | None:
     claimed = _claim(media_id)
     if claimed is None:
         return RenderedMedia.objects.filter(pk=media_id).first()
-    return _render_claimed(claimed, _source_ref(claimed.video))
+    with _leases_kept([claimed]):
+        return _render_claimed(claimed, _source_ref(claimed.video))
+
+
+@contextlib.contextmanager
+def _leases_kept(media: list[RenderedMedia]):
+    with contextlib.ExitStack() as stack:
+        for m in media:
+            stack.enter_context(lease_kept(model=RenderedMedia, pk=m.pk, owner=m.lease_owner))
+        yield
 
 
 def media_render_group(*, media_ids: Iterable[int]) -> list[RenderedMedia]:
@@ -392,6 +432,11 @@ def media_render_group(*, media_ids: Iterable[int]) -> list[RenderedMedia]:
         raise ValueError("a render group holds media of one source video")
     if not claimed:
         return []
+    with _leases_kept(claimed):
+        return _render_group(claimed)
+
+
+def _render_group(claimed: list[RenderedMedia]) -> list[RenderedMedia]:
     src = _source_ref(claimed[0].video)
     done: list[RenderedMedia] = []
     fresh = [m for m in claimed if not _final_path(m).exists()]

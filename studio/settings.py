@@ -211,6 +211,14 @@ CELERY_RESULT_EXPIRES = 24 * 3600
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A worker counts as live when it wrote a heartbeat within this many seconds (see /healthz).
 WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 10, minimum=1)
+# Leases on long work (studio/leases.py): a worker renews its claim every third of LEASE_SECONDS;
+# the sweeper re-enqueues work whose lease ran out, LEASE_MAX_ATTEMPTS claims at most.
+LEASE_SECONDS = env_int("LEASE_SECONDS", 60, minimum=1)
+LEASE_SWEEP_SECONDS = env_int("LEASE_SWEEP_SECONDS", 30, minimum=1)
+LEASE_MAX_ATTEMPTS = env_int("LEASE_MAX_ATTEMPTS", 3, minimum=1)
+CELERY_BEAT_SCHEDULE = {
+    "sweep-leases": {"task": "studio.sweep_leases", "schedule": float(LEASE_SWEEP_SECONDS)},
+}
 
 # --- REST API -------------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -54,3 +54,28 @@ def test_seed_demo_prints_a_generated_password_once(settings, monkeypatch):
     call_command("seed_demo", stdout=out)
     password = out.getvalue().rsplit("with the password: ", 1)[1].strip()
     assert get_user_model().objects.get(username="demo-admin").check_password(password)
+
+
+@pytest.mark.django_db
+def test_registered_seeders_extend_the_demo_in_order(monkeypatch):
+    from annotation.demo import seed_demo
+    from studio import demo
+
+    monkeypatch.setattr(demo, "_SEEDERS", {})
+    calls = []
+
+    @demo.demo_seeder(order=20)
+    def second(ctx):
+        calls.append(("second", ctx.users["auditor"].username))
+        ctx.add_user("demo-auditor-b", "auditor")
+        ctx.notes.append("An audit is waiting.")
+
+    @demo.demo_seeder(order=10)
+    def first(ctx):
+        calls.append(("first", len(ctx.extra_users)))
+
+    _, names, notes = seed_demo(password="seeders-pass")
+    assert calls == [("first", 0), ("second", "demo-auditor")]
+    assert "demo-auditor-b" in names and notes == ["An audit is waiting."]
+    extra = get_user_model().objects.get(username="demo-auditor-b")
+    assert extra.check_password("seeders-pass") and roles_of(extra) == {"auditor"}

@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 def test_the_demo_annotator_works_on_the_demo_videos(browser, live_server):
     from annotation.demo import seed_demo
 
-    password, _ = seed_demo(password="demo-password-for-the-browser-test")
+    password, _, _ = seed_demo(password="demo-password-for-the-browser-test")
     context = browser.new_context(base_url=live_server.url, viewport={"width": 1400, "height": 900})
     dialogs = []
     context.on("page", lambda p: p.on("dialog", lambda d: (dialogs.append(d), d.dismiss())))

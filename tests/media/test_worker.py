@@ -13,8 +13,10 @@ import pytest
 from django.core.files.storage import default_storage
 
 from media.models import RenderedMedia
-from media.renders import RenderJob, batch_create, batch_progress, media_request, media_rerun
+from media.renders import RenderJob, batch_create, batch_progress, media_request
 from media.synth import read_frame_numbers
+from studio.leases import leases_sweep
+from studio.services import now
 from tests.conftest import ROOT
 from tests.media.conftest import expected_frames, step_at
 
@@ -84,9 +86,10 @@ def test_batch_renders_on_the_media_queue(celery_worker_process, import_source, 
     assert read_frame_numbers(default_storage.path(clip.path)) == list(range(40, 77))
 
 
-def test_killed_worker_leaves_nothing_ready_and_a_rerun_renders_once(
+def test_killed_worker_leaves_nothing_ready_and_the_sweeper_renders_it_once(
     worker_env, import_source, long_video
 ):
+    worker_env["LEASE_SECONDS"] = "3"
     video = import_source(long_video)
     times = video.frame_times_us()
     step = step_at(times, 480, 570, 575, 580)  # History-15s: frames 30-569, 540 frames of 720p
@@ -109,9 +112,12 @@ def test_killed_worker_leaves_nothing_ready_and_a_rerun_renders_once(
     final = Path(default_storage.path(f"renders/{media.key[:2]}/{media.key}.mp4"))
     assert not final.exists()
 
+    # Nobody renews the dead worker's lease: once it runs out, the sweeper queues the medium again.
+    _wait(lambda: RenderedMedia.objects.get(pk=media.pk).lease_expires_at < now(), 30,
+          "the lease to run out")  # fmt: skip
     second = _start_worker(worker_env)
     try:
-        assert media_rerun(media_ids=[media.pk]) == 1
+        assert leases_sweep()["media.render"] == {"requeued": 1, "failed": 0}
         _wait(lambda: RenderedMedia.objects.get(pk=media.pk).status in ("ready", "failed"), 180,
               "the re-run")  # fmt: skip
     finally:

@@ -12,7 +12,7 @@ class Command(BaseCommand):
             self.stdout.write("Database already has users or videos; demo not seeded.")
             return
         given = settings.STUDIO_DEMO_PASSWORD
-        password, usernames = seed_demo(password=given)
+        password, usernames, notes = seed_demo(password=given)
         self.stdout.write(self.style.SUCCESS("Demo seeded. Log in as any of:"))
         for name in usernames:
             self.stdout.write(f"  {name}")
@@ -21,3 +21,5 @@ class Command(BaseCommand):
         else:
             # Printed once: it is stored only as a hash.
             self.stdout.write(f"with the password: {password}")
+        for note in notes:
+            self.stdout.write(note)
