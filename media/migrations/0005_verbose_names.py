@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('media', '0003_rendering'),
+        ('media', '0004_rendered_lease'),
     ]
 
     operations = [
