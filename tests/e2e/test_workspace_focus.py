@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import MicroStep
-from annotation.services import step_create
-from tests.e2e.conftest import open_workspace, wait_idle
+from tests.e2e.conftest import open_workspace, step_on_frames, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -46,15 +45,7 @@ def outside_the_step(open_as, import_video, annotator):
     """A step without plausible next steps, selected, with the playhead past its end: there,
     s/c/o/e would move its marks and n would create a step."""
     video = import_video("cfr", assign_to=annotator)
-    times = video.frame_times_us().tolist()
-    step = step_create(
-        video=video,
-        author=annotator,
-        start_us=times[10],
-        cutoff_us=times[30],
-        outcome_us=times[35],
-        end_us=times[50],
-    )
+    step = step_on_frames(video, annotator)
     page = open_workspace(open_as(annotator), video)
     creates = []
     page.on(
@@ -141,16 +132,7 @@ def test_the_player_and_the_timeline_take_shortcuts_when_focused(outside_the_ste
 
 def test_enter_selects_the_label_so_typing_replaces_it(open_as, import_video, annotator):
     video = import_video("cfr", assign_to=annotator)
-    times = video.frame_times_us().tolist()
-    step = step_create(
-        video=video,
-        author=annotator,
-        start_us=times[10],
-        cutoff_us=times[30],
-        outcome_us=times[35],
-        end_us=times[50],
-        local_intent="Pick up the cup",
-    )
+    step = step_on_frames(video, annotator, local_intent="Pick up the cup")
     page = open_workspace(open_as(annotator), video)
     wait_idle(page)
     page.keyboard.press("Enter")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.services import step_create, step_update
-from tests.e2e.conftest import open_workspace, wait_idle
+from annotation.services import step_update
+from tests.e2e.conftest import open_workspace, step_on_frames, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -23,15 +23,7 @@ def test_the_overlay_names_the_step_fields_and_dates_as_the_history_page(
 ):
     video = import_video("cfr", assign_to=annotator)
     times = video.frame_times_us().tolist()
-    step = step_create(
-        video=video,
-        author=annotator,
-        start_us=times[10],
-        cutoff_us=times[30],
-        outcome_us=times[35],
-        end_us=times[50],
-        local_intent="Pick up the cup",
-    )
+    step = step_on_frames(video, annotator, local_intent="Pick up the cup")
     step_update(
         step=step,
         author=annotator,

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import MicroStep, StepRevision
-from annotation.services import step_create
-from tests.e2e.conftest import open_workspace, wait_idle
+from tests.e2e.conftest import open_workspace, step_on_frames, wait_idle
 from tests.e2e.test_workspace_focus import MARKS, page_marks, single_key_bindings
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -17,16 +16,8 @@ def test_the_adjudicator_reads_everything_and_nothing_they_do_writes(
     open_as, import_video, annotator, adjudicator
 ):
     video = import_video("cfr", assign_to=annotator)
-    times = video.frame_times_us().tolist()
-    step = step_create(
-        video=video,
-        author=annotator,
-        start_us=times[10],
-        cutoff_us=times[30],
-        outcome_us=times[35],
-        end_us=times[50],
-        local_intent="Pick up the cup",
-        plausible_next_steps=["Drink"],
+    step = step_on_frames(
+        video, annotator, local_intent="Pick up the cup", plausible_next_steps=["Drink"]
     )
     page = open_workspace(open_as(adjudicator), video)
     writes = []
