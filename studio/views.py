@@ -1,7 +1,8 @@
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.templatetags.static import static
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -15,6 +16,13 @@ def healthz(request: HttpRequest) -> JsonResponse:
     """Database, broker and a live worker; 503 when any of them is down."""
     report = health_report()
     return JsonResponse(report, status=200 if report["ok"] else 503)
+
+
+@require_GET
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Browsers ask /favicon.ico on their own (the pages link the SVG); the static URL is looked
+    up per request, so it follows collectstatic's hashed name in production."""
+    return redirect(static("favicon.svg"))
 
 
 @login_required

@@ -61,4 +61,4 @@ def test_api_errors_stay_json_in_development(client, settings, make_video, annot
 
 def test_the_favicon_is_served(client, db):
     response = client.get("/favicon.ico")
-    assert response.status_code == 301 and response["Location"] == "/static/favicon.svg"
+    assert response.status_code == 302 and response["Location"] == "/static/favicon.svg"
