@@ -4,6 +4,7 @@ from django.urls import reverse
 
 from annotation.models import MicroStep, StepRevision, VideoAssignment
 from annotation.rendering import render_jobs
+from media.display import mark_column
 
 
 @admin.register(VideoAssignment)
@@ -34,16 +35,8 @@ class StepRevisionInline(admin.TabularInline):
 class MicroStepAdmin(admin.ModelAdmin):
     """Read-only here: edits go through the workspace so every change gets a revision."""
 
-    list_display = (
-        "video",
-        "position",
-        "start_us",
-        "cutoff_us",
-        "outcome_us",
-        "end_us",
-        "status",
-        "version",
-    )
+    list_display = ("video", "number", "start", "cutoff", "outcome", "end", "status", "version")
+    list_select_related = ("video",)
     list_filter = ("status", "video__scene")
     search_fields = ("uid", "local_intent", "procedural_intent", "next_step")
     inlines = [StepRevisionInline]
@@ -67,10 +60,28 @@ class MicroStepAdmin(admin.ModelAdmin):
         self.message_user(request, f"Render batch {batch.pk} queued; its page shows progress.")
         return redirect(reverse("admin:media_renderbatch_change", args=[batch.pk]))
 
+    start = mark_column("start_us", "start", frame_times=lambda step: step.video.frame_times)
+    cutoff = mark_column("cutoff_us", "cutoff", frame_times=lambda step: step.video.frame_times)
+    outcome = mark_column("outcome_us", "outcome", frame_times=lambda step: step.video.frame_times)
+    end = mark_column("end_us", "end", frame_times=lambda step: step.video.frame_times)
+
+    @admin.display(description="step", ordering="position")
+    def number(self, obj) -> int:
+        return obj.position + 1
+
+    def get_fields(self, request, obj=None):
+        first = ["uid", "video", "number", "start", "cutoff", "outcome", "end"]
+        hidden = {"id", "position", "uid", "video"}
+        rest = [f.name for f in self.model._meta.fields if f.name not in hidden]
+        return first + [name for name in rest if not name.endswith("_us")]
+
     def get_readonly_fields(self, request, obj=None):
-        return [f.name for f in self.model._meta.fields]
+        return self.get_fields(request, obj)
 
     def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
         return False
 
     def has_delete_permission(self, request, obj=None) -> bool:
@@ -86,6 +97,9 @@ class StepRevisionAdmin(admin.ModelAdmin):
         return [f.name for f in self.model._meta.fields]
 
     def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
         return False
 
     def has_delete_permission(self, request, obj=None) -> bool:

@@ -6,4 +6,5 @@ class AnnotationConfig(AppConfig):
     verbose_name = "Annotation"
 
     def ready(self) -> None:
-        from annotation import home  # noqa: F401  (registers the home-page cards)
+        # Registers the home-page cards and the names of render subjects.
+        from annotation import home, rendering  # noqa: F401

@@ -6,12 +6,35 @@ following *active* step of the same video, as the Previous-step and Next-visible
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 
 from annotation.models import MicroStep, ReleaseStep
 from media.models import SourceVideo
 from media.renders import RenderJob
+from media.subjects import subject_namer
 from media.windows import StepTimes
+
+SUBJECT_PREFIX = "step "
+
+
+def step_subject(step: MicroStep) -> str:
+    """The render subject of a step: its uid, which never changes."""
+    return f"{SUBJECT_PREFIX}{step.uid}"
+
+
+@subject_namer
+def step_subject_names(subjects: list[str]) -> dict[str, str]:
+    """ "Step 3 of kitchen-tea.mp4" for every subject that is a step of this instance."""
+    uids = {}
+    for subject in subjects:
+        if subject.startswith(SUBJECT_PREFIX):
+            try:
+                uids[uuid.UUID(subject[len(SUBJECT_PREFIX) :])] = subject
+            except ValueError:
+                continue
+    steps = MicroStep.objects.filter(uid__in=uids).select_related("video")
+    return {uids[step.uid]: step.display_name for step in steps}
 
 
 def _times(step: MicroStep | ReleaseStep) -> StepTimes:
@@ -44,7 +67,7 @@ def render_jobs(steps: Iterable[MicroStep], *, seed: int = 0) -> list[RenderJob]
                 continue
             jobs.append(
                 RenderJob(
-                    subject=f"step {step.uid}",
+                    subject=step_subject(step),
                     video_id=video_id,
                     step=_times(step),
                     previous=_times(line[i - 1]) if i > 0 else None,

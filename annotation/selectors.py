@@ -1,15 +1,19 @@
 """Reads scoped to a user: the one access path to videos and steps for the annotation pages and
-API. Anything outside a user's scope is reported as missing (404), never as forbidden, so ids
-cannot be probed."""
+API. Anything outside a user's read scope is reported as missing (404), never as forbidden, so
+ids cannot be probed. A write to something the user may read but not change (an adjudicator's
+view of any video) is refused as forbidden (403): the user knows the object exists already."""
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404
 
 from annotation.models import MicroStep, VideoAssignment
 from media.models import SourceVideo
 from studio.roles import ADJUDICATOR, ANNOTATOR, is_admin, roles_of
+
+READ_ONLY = "Your role reads this video's annotation; it cannot change it."
 
 
 def videos_for(user) -> QuerySet[SourceVideo]:
@@ -34,23 +38,43 @@ def editable_videos_for(user) -> QuerySet[SourceVideo]:
     return SourceVideo.objects.none()
 
 
+def may_edit(user, video_id: int) -> bool:
+    """Whether the user may change the steps of a video already in their read scope."""
+    if is_admin(user):
+        return True
+    roles = roles_of(user)
+    if ANNOTATOR not in roles:
+        return False
+    if ADJUDICATOR not in roles:
+        return True  # an annotator's read scope is their assignments (videos_for)
+    return VideoAssignment.objects.filter(video_id=video_id, annotator=user).exists()
+
+
 def steps_for(user) -> QuerySet[MicroStep]:
     return MicroStep.objects.filter(video__in=videos_for(user).values("id"))
 
 
 def video_for_or_404(user, video_id, *, edit: bool = False) -> SourceVideo:
-    scope = editable_videos_for(user) if edit else videos_for(user)
+    """The video if the user may read it (else 404); with ``edit``, 403 unless they may change
+    its steps."""
     try:
-        return scope.get(pk=video_id)
+        video = videos_for(user).get(pk=video_id)
     except (SourceVideo.DoesNotExist, ValueError, TypeError):
         raise Http404("No such video.") from None
+    if edit and not may_edit(user, video.pk):
+        raise PermissionDenied(READ_ONLY)
+    return video
 
 
 def step_for_or_404(user, step_id, *, edit: bool = False) -> MicroStep:
-    scope = editable_videos_for(user) if edit else videos_for(user)
+    """The step if the user may read its video (else 404); with ``edit``, 403 unless they may
+    change it."""
     try:
-        return MicroStep.objects.select_related("video").get(
-            pk=step_id, video__in=scope.values("id")
+        step = MicroStep.objects.select_related("video").get(
+            pk=step_id, video__in=videos_for(user).values("id")
         )
     except (MicroStep.DoesNotExist, ValueError, TypeError):
         raise Http404("No such step.") from None
+    if edit and not may_edit(user, step.video_id):
+        raise PermissionDenied(READ_ONLY)
+    return step

@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
 
-from annotation.models import LABEL_FIELDS, TIME_FIELDS, MicroStep, StepRevision
+from annotation.models import FIELD_NAMES, LABEL_FIELDS, TIME_FIELDS, MicroStep, StepRevision
 from media.models import SourceVideo
 from media.timebase import MAX_STEP_US
 from studio.services import now
@@ -541,11 +541,16 @@ def step_merge(
 
 
 def revision_diff(revision: StepRevision) -> list[dict]:
-    """The fields a revision changed, each with its value before and after."""
+    """The fields a revision changed, each with its human name and its value before and after."""
     before = revision.previous or {}
     after = revision.values or {}
     return [
-        {"field": name, "before": before.get(name), "after": after.get(name)}
+        {
+            "field": name,
+            "name": FIELD_NAMES[name],
+            "before": before.get(name),
+            "after": after.get(name),
+        }
         for name in (*EDITABLE_FIELDS, "status")
         if before.get(name) != after.get(name)
     ]

@@ -8,10 +8,17 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from annotation.models import MicroStep
-from annotation.selectors import editable_videos_for, step_for_or_404, video_for_or_404
+from annotation.models import FIELD_NAMES, MicroStep
+from annotation.selectors import (
+    editable_videos_for,
+    may_edit,
+    step_for_or_404,
+    video_for_or_404,
+    videos_for,
+)
 from annotation.services import REQUIRED_LABELS, label_missing, revision_diff
-from studio.templatetags.studio_tags import clock
+from studio.display import clock
+from studio.roles import ADJUDICATOR, is_admin, roles_of
 
 # Must match SPEEDS in static/js/player.js.
 SPEEDS = (0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4)
@@ -25,16 +32,18 @@ MARKS = (
 
 @login_required
 def video_list(request: HttpRequest) -> HttpResponse:
-    """My videos: the ones I may edit, with step counts, labelled share and open problems."""
+    """The videos I may read (an annotator: theirs; adjudicators and admins: all), with step
+    counts, labelled share and open problems, and whether I may edit each."""
     active = Q(steps__status=MicroStep.Status.ACTIVE)
     missing = {
         f"missing_{name}": Count("steps", filter=active & Q(**{f"steps__{name}": ""}))
         for name in REQUIRED_LABELS
     }
     labelled = active & ~label_missing("steps__")
+    editable = set(editable_videos_for(request.user).values_list("id", flat=True))
     videos = (
-        editable_videos_for(request.user)
-        .defer("frame_times")
+        videos_for(request.user)
+        .defer("frame_times", "keyframe_times")
         .annotate(
             step_count=Count("steps", filter=active),
             labelled_count=Count("steps", filter=labelled),
@@ -45,16 +54,32 @@ def video_list(request: HttpRequest) -> HttpResponse:
     for video in videos:
         problems = sum(getattr(video, f"missing_{name}") for name in REQUIRED_LABELS)
         share = round(100 * video.labelled_count / video.step_count) if video.step_count else None
-        rows.append({"video": video, "labelled_share": share, "problems": problems})
-    return render(request, "annotation/video_list.html", {"rows": rows})
+        rows.append(
+            {
+                "video": video,
+                "labelled_share": share,
+                "problems": problems,
+                "editable": video.pk in editable,
+            }
+        )
+    reads_all = ADJUDICATOR in roles_of(request.user) or is_admin(request.user)
+    return render(
+        request,
+        "annotation/video_list.html",
+        {"rows": rows, "title": "All videos" if reads_all else "My videos"},
+    )
 
 
 @login_required
 def workspace(request: HttpRequest, video_id: int) -> HttpResponse:
-    video = video_for_or_404(request.user, video_id, edit=True)
+    """The workspace; read-only (no edit controls, no writes) for a user who may only read."""
+    video = video_for_or_404(request.user, video_id)
+    read_only = not may_edit(request.user, video.pk)
     api = "annotation:api:"
     config = {
         "videoId": video.pk,
+        "readOnly": read_only,
+        "fieldNames": FIELD_NAMES,
         "urls": {
             "ping": reverse(api + "ping"),
             "workspace": reverse(api + "workspace", args=[video.pk]),
@@ -74,6 +99,7 @@ def workspace(request: HttpRequest, video_id: int) -> HttpResponse:
     }
     context = {
         "video": video,
+        "read_only": read_only,
         "config": config,
         "speeds": SPEEDS,
         "marks": MARKS,
@@ -87,6 +113,7 @@ def workspace(request: HttpRequest, video_id: int) -> HttpResponse:
 
 
 def _shown(field: str, value) -> str:
+    """A revision's value as the history shows it (static/js/history.js: valueText, the same)."""
     if value is None:
         return "—"
     if field.endswith("_us"):
@@ -99,13 +126,14 @@ def _shown(field: str, value) -> str:
 @login_required
 def step_history(request: HttpRequest, step_id: int) -> HttpResponse:
     """A step's revisions as a plain page (the workspace shows the same in a panel)."""
-    step = step_for_or_404(request.user, step_id, edit=True)
+    step = step_for_or_404(request.user, step_id)
     revisions = [
         {
             "revision": r,
             "changes": [
                 {
                     "field": change["field"],
+                    "name": change["name"],
                     "before": _shown(change["field"], change["before"]),
                     "after": _shown(change["field"], change["after"]),
                 }

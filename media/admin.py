@@ -1,4 +1,5 @@
 import tempfile
+from contextvars import ContextVar
 from pathlib import Path
 
 from django.contrib import admin, messages
@@ -22,6 +23,8 @@ from media.models import (
 from media.probe import MediaRejected
 from media.renders import batch_create, batch_progress, batch_rerun, media_rerun
 from media.services import DuplicateVideo, video_import
+from media.subjects import subject_names
+from studio.display import frame_rate, timecode
 from studio.roles import is_admin
 
 
@@ -33,19 +36,10 @@ class SceneAdmin(admin.ModelAdmin):
 
 @admin.register(SourceVideo)
 class SourceVideoAdmin(admin.ModelAdmin):
-    list_display = (
-        "title",
-        "scene",
-        "duration_us",
-        "width",
-        "height",
-        "fps_num",
-        "is_vfr",
-        "status",
-    )
+    list_display = ("title", "scene", "duration", "width", "height", "fps", "is_vfr", "status")
     list_filter = ("scene", "status", "is_vfr")
     search_fields = ("title", "sha256")
-    exclude = ("frame_times", "keyframe_times")
+    exclude = ("frame_times", "keyframe_times", "fps_num", "fps_den", "duration_us", "origin_us")
     readonly_fields = (
         "sha256",
         "size_bytes",
@@ -55,17 +49,28 @@ class SourceVideoAdmin(admin.ModelAdmin):
         "width",
         "height",
         "rotation",
-        "fps_num",
-        "fps_den",
+        "fps",
         "is_vfr",
         "has_audio",
-        "duration_us",
-        "origin_us",
+        "duration",
+        "origin",
         "frame_count",
         "file",
         "created_at",
         "imported_by",
     )
+
+    @admin.display(description="duration", ordering="duration_us")
+    def duration(self, obj) -> str:
+        return timecode(obj.duration_us, frame=obj.frame_count)
+
+    @admin.display(description="frame rate", ordering="fps_num")
+    def fps(self, obj) -> str:
+        return frame_rate(obj.fps_num, obj.fps_den)
+
+    @admin.display(description="first frame on the file's timeline")
+    def origin(self, obj) -> str:
+        return timecode(obj.origin_us)
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False  # steps reference videos; a video is disabled, never deleted
@@ -151,14 +156,28 @@ class RenderedMediaAdmin(admin.ModelAdmin):
     search_fields = ("key",)
     actions = ["rerun"]
 
+    def get_fields(self, request, obj=None):
+        return [
+            "duration" if f.name == "duration_us" else f.name
+            for f in self.model._meta.fields
+            if f.name != "id"
+        ]
+
     def get_readonly_fields(self, request, obj=None):
-        return [f.name for f in self.model._meta.fields]
+        return self.get_fields(request, obj)
 
     def has_add_permission(self, request) -> bool:
         return False  # media are requested by services, never typed in
 
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False  # written by the renderer only: no Save buttons
+
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+    @admin.display(description="duration")
+    def duration(self, obj) -> str:
+        return timecode(obj.duration_us, frame=obj.frame_count)
 
     @admin.display(description="key")
     def key_short(self, obj) -> str:
@@ -170,14 +189,52 @@ class RenderedMediaAdmin(admin.ModelAdmin):
         self.message_user(request, f"{count} media queued.")
 
 
-class RenderBatchItemInline(admin.TabularInline):
+# Subject names looked up for the page being rendered: one lookup per batch shown, per request.
+_SUBJECT_NAMES: ContextVar[dict | None] = ContextVar("subject_names", default=None)
+
+
+def _rendered_with_subject_names(response):
+    token = _SUBJECT_NAMES.set({})
+    try:
+        if hasattr(response, "render"):
+            response.render()
+        return response
+    finally:
+        _SUBJECT_NAMES.reset(token)
+
+
+class _NamedSubject:
+    """A batch item names what it renders ("Step 3 of kitchen-tea.mp4", from the app that made
+    the subject: media.subjects) above the subject's own reference."""
+
+    @admin.display(description="what", ordering="subject")
+    def named_subject(self, obj) -> str:
+        names = _SUBJECT_NAMES.get()
+        if names is None:
+            names = {}  # outside a page render: this item alone
+        if obj.subject not in names:
+            batch = RenderBatchItem.objects.filter(batch_id=obj.batch_id)
+            subjects = {obj.subject, *batch.values_list("subject", flat=True)}
+            found = subject_names(subjects)
+            names.update({s: found.get(s, "") for s in subjects})
+        name = names[obj.subject]
+        return format_html("{}<br><small>{}</small>", name, obj.subject) if name else obj.subject
+
+
+class RenderBatchItemInline(_NamedSubject, admin.TabularInline):
     model = RenderBatchItem
-    fields = ("subject", "condition", "profile", "media_status", "note", "reason")
+    fields = ("named_subject", "condition", "profile", "media_status", "note", "reason")
     readonly_fields = fields
     extra = 0
     can_delete = False
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("media")
+
     def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
         return False
 
     @admin.display(description="status")
@@ -196,6 +253,9 @@ class RenderBatchAdmin(admin.ModelAdmin):
     inlines = [RenderBatchItemInline]
     actions = ["rerun"]
     change_form_template = "admin/media/renderbatch/change_form.html"
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False  # a batch is made by the batch service: no Save buttons
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
@@ -227,18 +287,29 @@ class RenderBatchAdmin(admin.ModelAdmin):
             *super().get_urls(),
         ]
 
+    @staticmethod
+    def _named_progress(batch: RenderBatch) -> dict:
+        """The batch's progress with each failure's subject named (media.subjects)."""
+        progress = batch_progress(batch)
+        names = subject_names(f["subject"] for f in progress["failures"])
+        for failure in progress["failures"]:
+            failure["name"] = names.get(failure["subject"], failure["subject"])
+        return progress
+
     def progress_view(self, request, batch_id: int):
         if not self.has_view_permission(request):
             raise PermissionDenied
-        return JsonResponse(batch_progress(get_object_or_404(RenderBatch, pk=batch_id)))
+        return JsonResponse(self._named_progress(get_object_or_404(RenderBatch, pk=batch_id)))
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         extra = {**(extra_context or {})}
         batch = RenderBatch.objects.filter(pk=object_id).first()
         if batch is not None:
-            extra["batch_progress"] = batch_progress(batch)
+            extra["batch_progress"] = self._named_progress(batch)
             extra["progress_url"] = reverse("admin:media_renderbatch_progress", args=[batch.pk])
-        return super().change_view(request, object_id, form_url, extra)
+        return _rendered_with_subject_names(
+            super().change_view(request, object_id, form_url, extra)
+        )
 
     def add_view(self, request, form_url="", extra_context=None):
         # A batch is made from a jobs file (steps as plain times) through the batch service.
@@ -267,13 +338,21 @@ class RenderBatchAdmin(admin.ModelAdmin):
 
 
 @admin.register(RenderBatchItem)
-class RenderBatchItemAdmin(admin.ModelAdmin):
+class RenderBatchItemAdmin(_NamedSubject, admin.ModelAdmin):
     """Every item of every batch, to search failures across batches; batches create them."""
 
-    list_display = ("subject", "batch", "condition", "profile", "media", "note")
+    list_display = ("named_subject", "batch", "condition", "profile", "media", "note")
     list_filter = ("condition", "profile")
     search_fields = ("subject", "error")
     list_select_related = ("batch", "media")
+
+    def changelist_view(self, request, extra_context=None):
+        return _rendered_with_subject_names(super().changelist_view(request, extra_context))
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        return _rendered_with_subject_names(
+            super().change_view(request, object_id, form_url, extra_context)
+        )
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -28,7 +28,7 @@ def admin_render_cards(user) -> Iterator[HomeCard]:
     elif waiting:
         text = "The media workers are cutting and verifying them; each batch shows its progress."
     else:
-        text = "Nothing is rendering. Start a batch from Micro steps (select, then the action)."
+        text = "Nothing is rendering. Start a batch from Micro-steps (select, then the action)."
     yield HomeCard(
         role=ADMIN,
         title="Render batches",

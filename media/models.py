@@ -214,6 +214,8 @@ class RenderedMedia(Leased):
     ready_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = "rendered medium"
+        verbose_name_plural = "rendered media"
         ordering = ["-created_at", "id"]
         constraints = [
             models.CheckConstraint(
@@ -252,6 +254,7 @@ class RenderBatch(models.Model):
     )
 
     class Meta:
+        verbose_name_plural = "render batches"
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:

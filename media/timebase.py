@@ -45,6 +45,12 @@ def frame_index_at(times_us: np.ndarray, t_us: int) -> int:
     return max(int(np.searchsorted(times_us, t_us, side="right")) - 1, 0)
 
 
+def boundary_index(times_us: np.ndarray, t_us: int) -> int:
+    """Index of the first frame at or after ``t_us``: the frame a mark at ``t_us`` begins
+    (the frame count for a mark at the end of the video)."""
+    return int(np.searchsorted(times_us, t_us, side="left"))
+
+
 def snap_to_frame(times_us: np.ndarray, t_us: int) -> int:
     """The frame time nearest to ``t_us`` (ties go to the earlier frame)."""
     i = int(np.searchsorted(times_us, t_us, side="left"))

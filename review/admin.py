@@ -4,9 +4,12 @@ admin role only (checked in every custom view, not just by hiding buttons)."""
 
 from __future__ import annotations
 
+import secrets
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import OuterRef, Subquery
 from django.http import FileResponse, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -16,8 +19,11 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import Release, ReleaseStep
 from annotation.releases import release_create
+from media.display import mark_column
+from media.models import SourceVideo
 from review.models import Manifest, ManifestSample, SampleDesign
 from review.services import bundle_zip_file, design_params, design_preview, manifest_freeze
+from studio.canonical import MAX_SAFE_INTEGER
 from studio.roles import is_admin
 
 
@@ -159,6 +165,14 @@ class SampleDesignForm(forms.ModelForm):
     class Meta:
         model = SampleDesign
         fields = ("name", "kind", "method", "release", "seed", "params")
+
+    seed = forms.IntegerField(
+        min_value=0,
+        max_value=MAX_SAFE_INTEGER,
+        initial=lambda: secrets.randbelow(MAX_SAFE_INTEGER + 1),
+        help_text=f"A whole number from 0 to {MAX_SAFE_INTEGER:,}. A random one is filled in; "
+        "the same seed on the same release always draws the same samples.",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -311,12 +325,37 @@ class ManifestAdmin(_SealedAdmin):
         )
 
 
+def _frozen_times(row) -> bytes | None:
+    return row.video_frame_times
+
+
 @admin.register(ReleaseStep)
 class ReleaseStepAdmin(_ReadOnly):
-    list_display = ("sample_id", "release", "scene_slug", "position", "start_us", "cutoff_us")
+    list_display = ("sample_id", "release", "scene_slug", "position", "start", "cutoff")
     list_filter = ("release", "scene_slug")
     search_fields = ("sample_id", "local_intent", "procedural_intent", "next_step")
     list_select_related = ("release",)
+    start = mark_column("start_us", "start", frame_times=_frozen_times)
+    cutoff = mark_column("cutoff_us", "cutoff", frame_times=_frozen_times)
+    outcome = mark_column("outcome_us", "outcome", frame_times=_frozen_times)
+    end = mark_column("end_us", "end", frame_times=_frozen_times)
+
+    def get_queryset(self, request):
+        # The frame-time index of the source video, when this instance has it (by SHA-256).
+        index = SourceVideo.objects.filter(sha256=OuterRef("video_sha256")).values("frame_times")
+        return super().get_queryset(request).annotate(video_frame_times=Subquery(index[:1]))
+
+    def get_fields(self, request, obj=None):
+        marks = {
+            "start_us": "start",
+            "cutoff_us": "cutoff",
+            "outcome_us": "outcome",
+            "end_us": "end",
+        }
+        return [marks.get(f.name, f.name) for f in self.model._meta.fields if f.name != "id"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.get_fields(request, obj)
 
 
 @admin.register(ManifestSample)

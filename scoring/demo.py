@@ -64,7 +64,8 @@ def seed_scoring_demo(ctx: DemoContext) -> None:
     packages_sync_builtin()
     predictor, _judge = demo_endpoints()
     if ctx.release is None:
-        ctx.release = release_freeze(name="demo_v1", author=ctx.users[ADMIN])
+        # Its own name: `freeze_release demo_v1` stays for the reader to try (README).
+        ctx.release = release_freeze(name="demo_models_v1", author=ctx.users[ADMIN])
     run_predict(
         name=DEMO_RUN,
         endpoint=predictor,

@@ -2,6 +2,10 @@ from django.contrib import admin
 
 from studio.models import WorkerHeartbeat
 
+admin.site.site_header = "Intent Studio administration"
+admin.site.site_title = "Intent Studio admin"
+admin.site.index_title = "Administration"
+
 
 @admin.register(WorkerHeartbeat)
 class WorkerHeartbeatAdmin(admin.ModelAdmin):

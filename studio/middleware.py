@@ -29,3 +29,25 @@ class ContentSecurityPolicyMiddleware:
         response = self.get_response(request)
         response.headers.setdefault("Content-Security-Policy", self.policy)
         return response
+
+
+class DevelopmentErrorPagesMiddleware:
+    """In development (DEBUG) too, a page that is not found or not allowed shows the styled
+    error page rather than Django's technical one, so what people see while trying the product
+    is what production shows. Server errors keep the technical page (the traceback)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if (
+            settings.DEBUG
+            and response.status_code in (403, 404)
+            and not getattr(response, "studio_error_page", False)
+            and response.get("Content-Type", "").startswith("text/html")
+        ):
+            from studio.views import error_page
+
+            return error_page(request, response.status_code)
+        return response

@@ -85,7 +85,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "studio.middleware.ContentSecurityPolicyMiddleware",
+    "studio.middleware.DevelopmentErrorPagesMiddleware",
 ]
+CSRF_FAILURE_VIEW = "studio.views.csrf_failure"
 
 ROOT_URLCONF = "studio.urls"
 WSGI_APPLICATION = "studio.wsgi.application"

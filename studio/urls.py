@@ -8,6 +8,7 @@ from studio import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
@@ -18,3 +19,7 @@ urlpatterns = [
     path("api/review/", include("review.urls")),
     path("", include("scoring.urls")),
 ]
+
+handler403 = "studio.views.permission_denied"
+handler404 = "studio.views.page_not_found"
+# handler500: Django's default renders templates/500.html without a request context.

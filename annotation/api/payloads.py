@@ -11,6 +11,7 @@ from django.db.models import QuerySet
 
 from annotation.models import MicroStep, StepRevision
 from annotation.services import REQUIRED_LABELS, revision_diff
+from studio.display import iso_time
 
 STEP_FIELDS = (
     "id",
@@ -76,8 +77,9 @@ def revision_payload(revision: StepRevision) -> dict:
     return {
         "version": revision.version,
         "action": revision.action,
+        "action_name": revision.get_action_display(),
         "author": revision.author.get_username() if revision.author_id else None,
-        "created_at": revision.created_at.isoformat(),
+        "created_at": iso_time(revision.created_at),
         "reason": revision.reason,
         "changes": revision_diff(revision),
     }

@@ -159,6 +159,7 @@ class ConflictOutput(serializers.Serializer):
 
 class ChangeOutput(serializers.Serializer):
     field = serializers.CharField()
+    name = serializers.CharField(help_text="The field's name on the pages (Start, Local intent…).")
     before = serializers.JSONField(allow_null=True)
     after = serializers.JSONField(allow_null=True)
 
@@ -166,14 +167,18 @@ class ChangeOutput(serializers.Serializer):
 class RevisionOutput(serializers.Serializer):
     version = serializers.IntegerField()
     action = serializers.CharField()
+    action_name = serializers.CharField(help_text="The action as the pages name it (Edited…).")
     author = serializers.CharField(allow_null=True)
-    created_at = serializers.DateTimeField()
+    created_at = serializers.DateTimeField(
+        help_text="ISO 8601 to the second, in the display time zone, with its offset."
+    )
     reason = serializers.CharField()
     changes = ChangeOutput(many=True)
 
 
 class HistoryOutput(serializers.Serializer):
     step = StepOutput()
+    title = serializers.CharField(help_text='How pages name the step: "Step 6 of tea.mp4".')
     revisions = RevisionOutput(many=True, help_text="Newest first.")
 
 

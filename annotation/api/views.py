@@ -1,8 +1,10 @@
 """Thin API views of the annotation workspace (one class per operation).
 
-Every view reaches its video or step through ``annotation.selectors`` with ``edit=True``: only the
-assigned annotator and admins get past it, everyone else gets 404, never 403, so ids cannot be
-probed. Writes happen in the services, inside one transaction; a bad request writes nothing.
+Every view reaches its video or step through ``annotation.selectors``: reads with the user's read
+scope (the assigned annotator, adjudicators, admins), writes with ``edit=True`` (the assigned
+annotator and admins). Outside the read scope the answer is 404, never 403, so ids cannot be
+probed; a write by someone who may only read (an adjudicator) is 403. Writes happen in the
+services, inside one transaction; a bad or refused request writes nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -32,7 +35,10 @@ from media.serving import file_response
 from media.timebase import MAX_STEP_US
 
 TAG = ["annotation workspace"]
-NOT_FOUND = OpenApiResponse(s.ErrorOutput, description="Not yours to edit, or no such object.")
+NOT_FOUND = OpenApiResponse(s.ErrorOutput, description="Not yours to read, or no such object.")
+READ_ONLY = OpenApiResponse(
+    s.ErrorOutput, description="Your role may read this video's annotation but not change it."
+)
 BAD = OpenApiResponse(s.ErrorOutput, description="Invalid values; nothing was written.")
 STALE = OpenApiResponse(
     s.ConflictOutput, description="Stale version: someone saved in between; nothing was written."
@@ -82,6 +88,8 @@ class WorkspaceApiView(APIView):
     ``{detail, errors}``, a stale version 409 ``{detail, stored}``; neither wrote anything."""
 
     def handle_exception(self, exc):
+        if isinstance(exc, DjangoPermissionDenied):
+            return Response({"detail": str(exc)}, status=status.HTTP_403_FORBIDDEN)
         if isinstance(exc, services.StaleVersionError):
             return _stale(exc)
         if isinstance(exc, DjangoValidationError):
@@ -112,7 +120,7 @@ class WorkspaceApi(WorkspaceApiView):
         responses={200: s.WorkspaceOutput, 404: NOT_FOUND},
     )
     def get(self, request: Request, video_id: int) -> Response:
-        video = video_for_or_404(request.user, video_id, edit=True)
+        video = video_for_or_404(request.user, video_id)
         return Response(
             {
                 "video": video_payload(video),
@@ -156,7 +164,7 @@ class FrameTimesApi(WorkspaceApiView):
         responses={200: s.FrameTimesOutput, 404: NOT_FOUND},
     )
     def get(self, request: Request, video_id: int) -> HttpResponse:
-        video = video_for_or_404(request.user, video_id, edit=True)
+        video = video_for_or_404(request.user, video_id)
         etag = f'"{video.sha256}"'
         if request.headers.get("If-None-Match") == etag:
             response = HttpResponse(status=304)
@@ -185,7 +193,7 @@ class SourceApi(WorkspaceApiView):
         },
     )
     def get(self, request: Request, video_id: int) -> HttpResponse:
-        video = video_for_or_404(request.user, video_id, edit=True)
+        video = video_for_or_404(request.user, video_id)
         if not video.file:
             raise Http404("This video has no file.")
         try:
@@ -209,7 +217,13 @@ class StepCreateApi(WorkspaceApiView):
         operation_id="step_create",
         summary="Create a step; a retry with the same uid returns the stored step (200).",
         request=s.StepCreateInput,
-        responses={201: s.StepChangeOutput, 200: s.StepChangeOutput, 400: BAD, 404: NOT_FOUND},
+        responses={
+            201: s.StepChangeOutput,
+            200: s.StepChangeOutput,
+            400: BAD,
+            403: READ_ONLY,
+            404: NOT_FOUND,
+        },
     )
     def post(self, request: Request, video_id: int) -> Response:
         video = video_for_or_404(request.user, video_id, edit=True)
@@ -228,14 +242,14 @@ class StepApi(WorkspaceApiView):
         responses={200: s.StepOutput, 404: NOT_FOUND},
     )
     def get(self, request: Request, step_id: int) -> Response:
-        return Response(step_payload(step_for_or_404(request.user, step_id, edit=True)))
+        return Response(step_payload(step_for_or_404(request.user, step_id)))
 
     @extend_schema(
         tags=TAG,
         operation_id="step_save",
         summary="Save some fields of a step (autosave); carries the version it edits.",
         request=s.StepSaveInput,
-        responses={200: s.StepChangeOutput, 400: BAD, 404: NOT_FOUND, 409: STALE},
+        responses={200: s.StepChangeOutput, 400: BAD, 403: READ_ONLY, 404: NOT_FOUND, 409: STALE},
     )
     def patch(self, request: Request, step_id: int) -> Response:
         step = step_for_or_404(request.user, step_id, edit=True)
@@ -265,7 +279,7 @@ class StepRetractApi(_StatusApi):
         operation_id="step_retract",
         summary="Retract a step: it leaves the timeline, its rows and revisions stay.",
         request=s.StepVersionInput,
-        responses={200: s.StepChangeOutput, 400: BAD, 404: NOT_FOUND, 409: STALE},
+        responses={200: s.StepChangeOutput, 400: BAD, 403: READ_ONLY, 404: NOT_FOUND, 409: STALE},
     )
     def post(self, request: Request, step_id: int) -> Response:
         return super().post(request, step_id)
@@ -279,7 +293,7 @@ class StepRestoreApi(_StatusApi):
         operation_id="step_restore",
         summary="Bring a retracted step back (refused if it now overlaps another).",
         request=s.StepVersionInput,
-        responses={200: s.StepChangeOutput, 400: BAD, 404: NOT_FOUND, 409: STALE},
+        responses={200: s.StepChangeOutput, 400: BAD, 403: READ_ONLY, 404: NOT_FOUND, 409: STALE},
     )
     def post(self, request: Request, step_id: int) -> Response:
         return super().post(request, step_id)
@@ -291,7 +305,7 @@ class StepSplitApi(WorkspaceApiView):
         operation_id="step_split",
         summary="Split a step in two at a frame; the second part is a new step.",
         request=s.StepSplitInput,
-        responses={200: s.StepChangeOutput, 400: BAD, 404: NOT_FOUND, 409: STALE},
+        responses={200: s.StepChangeOutput, 400: BAD, 403: READ_ONLY, 404: NOT_FOUND, 409: STALE},
     )
     def post(self, request: Request, step_id: int) -> Response:
         step = step_for_or_404(request.user, step_id, edit=True)
@@ -306,7 +320,7 @@ class StepMergeApi(WorkspaceApiView):
         operation_id="step_merge",
         summary="Merge a step with the next one; the next is retracted, no text is lost.",
         request=s.StepMergeInput,
-        responses={200: s.StepChangeOutput, 400: BAD, 404: NOT_FOUND, 409: STALE},
+        responses={200: s.StepChangeOutput, 400: BAD, 403: READ_ONLY, 404: NOT_FOUND, 409: STALE},
     )
     def post(self, request: Request, step_id: int) -> Response:
         step = step_for_or_404(request.user, step_id, edit=True)
@@ -323,10 +337,14 @@ class StepHistoryApi(WorkspaceApiView):
         responses={200: s.HistoryOutput, 404: NOT_FOUND},
     )
     def get(self, request: Request, step_id: int) -> Response:
-        step = step_for_or_404(request.user, step_id, edit=True)
+        step = step_for_or_404(request.user, step_id)
         revisions = step.revisions.select_related("author").order_by("-version")
         return Response(
-            {"step": step_payload(step), "revisions": [revision_payload(r) for r in revisions]}
+            {
+                "step": step_payload(step),
+                "title": step.display_name,
+                "revisions": [revision_payload(r) for r in revisions],
+            }
         )
 
 
@@ -338,7 +356,7 @@ class StepPreviewApi(WorkspaceApiView):
         description="Requests the render (idempotent; the same times never render twice) and "
         "answers its status; call again until it is ready, then play ``url``.",
         request=None,
-        responses={200: s.PreviewOutput, 400: BAD, 404: NOT_FOUND},
+        responses={200: s.PreviewOutput, 400: BAD, 403: READ_ONLY, 404: NOT_FOUND},
     )
     def post(self, request: Request, step_id: int) -> Response:
         step = step_for_or_404(request.user, step_id, edit=True)

@@ -20,6 +20,18 @@ from media.timebase import MAX_STEP_US
 
 TIME_FIELDS = ("start_us", "cutoff_us", "outcome_us", "end_us")
 LABEL_FIELDS = ("local_intent", "procedural_intent", "next_step", "plausible_next_steps")
+# How every page names a step's fields (the history page, the workspace, its overlays).
+FIELD_NAMES = {
+    "start_us": "Start",
+    "cutoff_us": "Cutoff",
+    "outcome_us": "Outcome",
+    "end_us": "End",
+    "local_intent": "Local intent",
+    "procedural_intent": "Procedural intent",
+    "next_step": "Next step",
+    "plausible_next_steps": "Plausible next steps",
+    "status": "Status",
+}
 
 
 class NoDeleteQuerySet(models.QuerySet):
@@ -56,6 +68,7 @@ class MicroStep(models.Model):
     objects = NoDeleteQuerySet.as_manager()
 
     class Meta:
+        verbose_name = "micro-step"
         ordering = ["video_id", "start_us", "id"]
         constraints = [
             models.CheckConstraint(condition=Q(start_us__gte=0), name="step_start_not_negative"),

@@ -3,11 +3,11 @@
 
 import { api, withId } from "./api.js";
 import { clock } from "./frames.js";
-import { LABELS } from "./steps.js";
 
+// The same as annotation/views.py: _shown, so the overlay and the history page read alike.
 function valueText(field, value) {
   if (value === null || value === undefined) return "—";
-  if (field.endsWith("_us")) return clock(value);
+  if (field.endsWith("_us")) return `${clock(value)} (${value} µs)`;
   if (Array.isArray(value)) return value.length ? value.join(" · ") : "(none)";
   return value === "" ? "(empty)" : String(value);
 }
@@ -19,8 +19,11 @@ export function renderRevisions(list, revisions) {
     li.dataset.version = String(revision.version);
     const head = document.createElement("div");
     head.className = "revision-head";
-    const when = new Date(revision.created_at);
-    head.textContent = `v${revision.version} · ${revision.action} · ${revision.author || "system"} · ${when.toLocaleString()}`;
+    head.append(`v${revision.version} · ${revision.action_name} · ${revision.author || "system"} · `);
+    const when = document.createElement("time");
+    when.dateTime = revision.created_at; // ISO 8601 from the server, as on the history page
+    when.textContent = revision.created_at;
+    head.append(when);
     li.append(head);
     if (revision.reason) {
       const why = document.createElement("div");
@@ -34,7 +37,7 @@ export function renderRevisions(list, revisions) {
       const tr = document.createElement("tr");
       tr.dataset.field = change.field;
       const th = document.createElement("th");
-      th.textContent = LABELS[change.field] || change.field;
+      th.textContent = change.name;
       const before = document.createElement("td");
       before.className = "before";
       before.textContent = valueText(change.field, change.before);
@@ -75,7 +78,7 @@ export class HistoryPanel {
     this.list.replaceChildren();
     try {
       const data = await api.get(withId(this.urls.history, id));
-      this.title.textContent = `History of step v${data.step.version}`;
+      this.title.textContent = `${data.title} — history`;
       renderRevisions(this.list, data.revisions);
     } catch (error) {
       const li = document.createElement("li");

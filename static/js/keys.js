@@ -1,4 +1,5 @@
-// Every workspace action on a key. The help overlay (?) is built from this one table, and
+// Keyboard shortcuts. The focus rule every page's shortcuts follow (listenForShortcuts), and the
+// workspace's bindings: the help overlay (?) is built from this one table, and
 // docs/annotation.md lists the same bindings.
 
 export const BINDINGS = [
@@ -85,4 +86,36 @@ export function renderHelp(root) {
     return section;
   });
   root.querySelector("[data-role=bindings]").replaceChildren(...sections);
+}
+
+// Elements whose keys are their own: on them a key types, moves a caret, picks an option or
+// presses the button — never a shortcut.
+const OWN_KEYS = "button, input, textarea, select, a[href], summary, [contenteditable], [role=button]";
+
+// The focus rule: a key is a shortcut only while focus is on the page itself (body) or inside a
+// surface marked `data-shortcuts` (the player, the timeline), and not on an element of its own
+// there. Everything else focusable is left alone.
+export function takesShortcuts(element) {
+  if (!element || element === document.body || element === document.documentElement) return true;
+  if (element.isContentEditable || element.closest(OWN_KEYS)) return false;
+  return Boolean(element.closest("[data-shortcuts]"));
+}
+
+// One keydown listener for a page's shortcuts: `handler(name, event)` is called with the key's
+// name (keyName) when the focus rule allows it. `anywhere` names the few keys that act from any
+// element (the workspace: Escape to leave a field, Ctrl+S to save).
+export function listenForShortcuts(handler, { anywhere = [] } = {}) {
+  document.addEventListener("keydown", (event) => {
+    const name = keyName(event);
+    if (anywhere.includes(name) || takesShortcuts(document.activeElement)) handler(name, event);
+  });
+}
+
+// A button clicked with the pointer gives the focus back to the page, so the next key is a
+// shortcut again; a button reached with Tab keeps it (its keys stay its own).
+export function releaseFocusAfterClick(root) {
+  root.addEventListener("click", (event) => {
+    const button = event.target instanceof Element ? event.target.closest("button") : null;
+    if (button && event.detail > 0 && document.activeElement === button) button.blur();
+  });
 }

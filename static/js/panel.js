@@ -3,11 +3,12 @@
 // markup.
 
 import { clock } from "./frames.js";
-import { LABELS, TEXT_FIELDS, TIME_FIELDS } from "./steps.js";
+import { TEXT_FIELDS, TIME_FIELDS } from "./steps.js";
 
 export class StepPanel extends EventTarget {
-  constructor(root, { store, index }) {
+  constructor(root, { store, index, readOnly = false }) {
     super();
+    this.readOnly = readOnly; // fields readonly, no buttons (the server refuses writes too)
     this.root = root;
     this.store = store;
     this.index = index;
@@ -16,12 +17,12 @@ export class StepPanel extends EventTarget {
     this.empty = root.querySelector("[data-role=empty]");
     this.body = root.querySelector("[data-role=body]");
     this.list = root.querySelector("[data-role=plausible]");
-    this.problems = root.querySelector("[data-role=problems]");
+    this.historyButton = root.querySelector("[data-role=history-button]");
     for (const name of TEXT_FIELDS) {
       const field = this._field(name);
       field.addEventListener("input", () => this._edit({ [name]: field.value }));
     }
-    root.querySelector("[data-action=plausible-add]").addEventListener("click", () => this.addPlausible());
+    root.querySelector("[data-action=plausible-add]")?.addEventListener("click", () => this.addPlausible());
     this.list.addEventListener("input", () => this._edit({ plausible_next_steps: this._plausibleValues() }));
     this.list.addEventListener("click", (event) => {
       const button = event.target.closest("button[data-move]");
@@ -64,8 +65,17 @@ export class StepPanel extends EventTarget {
     this.render();
   }
 
+  get visible() {
+    return !this.body.hidden;
+  }
+
+  // Enter from the page: the field gets the focus with its text selected, so typing replaces
+  // it (→ or End puts the caret at the end to add to it instead).
   focusLabel(name = "local_intent") {
-    if (this.id !== null) this._field(name).focus();
+    if (this.id === null) return;
+    const field = this._field(name);
+    field.focus();
+    field.select();
   }
 
   addPlausible(at = null) {
@@ -125,7 +135,10 @@ export class StepPanel extends EventTarget {
     input.type = "text";
     input.value = value;
     input.setAttribute("aria-label", "Plausible next step");
+    input.placeholder = this.readOnly ? "" : "A plausible next step";
+    input.readOnly = this.readOnly;
     li.append(input);
+    if (this.readOnly) return li;
     for (const [move, text, title] of [["up", "↑", "Move up"], ["down", "↓", "Move down"], ["remove", "✕", "Remove"]]) {
       const button = document.createElement("button");
       button.type = "button";
@@ -142,6 +155,7 @@ export class StepPanel extends EventTarget {
     const visible = Boolean(entry && entry.server.status === "active");
     this.body.hidden = !visible;
     this.empty.hidden = visible;
+    this.historyButton.hidden = !visible;
     if (!visible) {
       this.title.textContent = "No step selected";
       return;
@@ -160,7 +174,10 @@ export class StepPanel extends EventTarget {
       if (document.activeElement !== field && field.value !== v[name]) field.value = v[name];
     }
     const inputs = this.list.querySelectorAll("input");
-    const items = v.plausible_next_steps;
+    // An empty list still shows one blank item, so Tab from Next step lands in a field (the
+    // server drops blank items); read-only, it says "none".
+    const blank = this.readOnly ? [] : [""];
+    const items = v.plausible_next_steps.length ? v.plausible_next_steps : blank;
     if (inputs.length !== items.length) {
       this.list.replaceChildren(...items.map((item) => this._plausibleRow(item)));
     } else {
@@ -189,14 +206,11 @@ export class StepPanel extends EventTarget {
       el.textContent = messages.join(" ");
       el.hidden = messages.length === 0;
     });
+    // A required label still empty is an open problem: it does not block saving.
     const missing = this.store.missing(entry);
-    const items = [];
-    for (const name of missing) {
-      const li = document.createElement("li");
-      li.textContent = `${LABELS[name]}: required.`;
-      items.push(li);
-    }
-    this.problems.replaceChildren(...items);
+    this.root.querySelectorAll("[data-required-for]").forEach((el) => {
+      el.hidden = !missing.includes(el.dataset.requiredFor);
+    });
     this.root.dataset.valid = Object.keys(errors).length ? "false" : "true";
   }
 }

@@ -6,17 +6,13 @@
 export const TIME_FIELDS = ["start_us", "cutoff_us", "outcome_us", "end_us"];
 export const TEXT_FIELDS = ["local_intent", "procedural_intent", "next_step"];
 export const EDITABLE = [...TIME_FIELDS, ...TEXT_FIELDS, "plausible_next_steps"];
-export const LABELS = {
-  start_us: "Start",
-  cutoff_us: "Cutoff",
-  outcome_us: "Outcome",
-  end_us: "End",
-  local_intent: "Local intent",
-  procedural_intent: "Procedural intent",
-  next_step: "Next step",
-  plausible_next_steps: "Plausible next steps",
-  status: "Status",
-};
+// Field names as the pages show them; filled from the server's one list
+// (annotation.models.FIELD_NAMES, in the page config) before anything is drawn.
+export const LABELS = {};
+
+export function nameFields(names) {
+  Object.assign(LABELS, names);
+}
 
 export function same(a, b) {
   if (Array.isArray(a) || Array.isArray(b)) {

@@ -2,13 +2,16 @@
 // its cutoff and outcome markers; the current step is highlighted; edges and markers can be
 // dragged (snapped to frame boundaries); a click moves the playhead.
 
+import { clock } from "./frames.js";
+
 const MARKS = ["start_us", "cutoff_us", "outcome_us", "end_us"];
 const MIN_PX_PER_S = 2;
 const MAX_PX_PER_S = 4000;
 
 export class Timeline extends EventTarget {
-  constructor(root, { index, store }) {
+  constructor(root, { index, store, readOnly = false }) {
     super();
+    this.readOnly = readOnly; // no dragging: a click only moves the playhead
     this.root = root;
     this.index = index;
     this.store = store;
@@ -110,6 +113,7 @@ export class Timeline extends EventTarget {
       label.className = "tl-label";
       // Labels are text: set as textContent, never parsed as markup.
       label.textContent = `${n + 1} ${v.local_intent || ""}`;
+      bar.title = `Step ${n + 1}: ${v.local_intent || "(no local intent yet)"} · ${clock(v.start_us)}–${clock(v.end_us)}`;
       bar.append(label);
       for (const mark of MARKS) {
         const handle = document.createElement("span");
@@ -133,7 +137,7 @@ export class Timeline extends EventTarget {
   _pointerDown(event) {
     const handle = event.target.closest(".tl-mark");
     const bar = event.target.closest(".tl-step");
-    if (handle && bar) {
+    if (handle && bar && !this.readOnly) {
       event.preventDefault();
       this._drag(event, Number(bar.dataset.id), handle.dataset.mark, handle);
       return;

@@ -8,15 +8,17 @@ import { ConflictView } from "./conflict.js";
 import { Drafts } from "./drafts.js";
 import { FrameIndex, clock } from "./frames.js";
 import { HistoryPanel } from "./history.js";
-import { BINDINGS, keyName, renderHelp } from "./keys.js";
+import { BINDINGS, listenForShortcuts, releaseFocusAfterClick, renderHelp } from "./keys.js";
 import { StepPanel } from "./panel.js";
 import { Player } from "./player.js";
 import { Preview } from "./preview.js";
-import { StepStore } from "./steps.js";
+import { StepStore, nameFields } from "./steps.js";
 import { Timeline } from "./timeline.js";
 
 const MARK_KEYS = ["start_us", "cutoff_us", "outcome_us", "end_us"];
 const DEFAULT_STEP_US = 2_000_000;
+const MESSAGE_MS = 5000;
+const ERROR_MESSAGE_MS = 10_000;
 const STATE_TEXT = {
   saved: "All changes saved",
   saving: "Saving…",
@@ -25,6 +27,12 @@ const STATE_TEXT = {
   conflict: "Conflict: someone else saved this step; choose what to keep",
   error: "Not saved",
 };
+
+// What a user who may only read (an adjudicator) cannot do; the server refuses it too (403).
+const EDIT_ACTIONS = new Set([
+  "set-start", "set-cutoff", "set-outcome", "set-end", "nudge", "nudge-earlier", "nudge-later",
+  "create", "split", "merge", "retract", "restore-last", "save", "preview",
+]);
 
 const KEYMAP = new Map();
 for (const [, rows] of BINDINGS) {
@@ -38,13 +46,18 @@ class Workspace {
     this.urls = config.urls;
     this.current = null;
     this.loop = false;
+    this.readOnly = Boolean(config.readOnly);
     this.$ = (role) => root.querySelector(`[data-role=${role}]`);
   }
 
+  // A status line that clears itself: after a few seconds (errors stay a little longer) or when
+  // the next action starts.
   say(text, kind = "info") {
     const line = this.$("message");
     line.textContent = text;
     line.dataset.kind = kind;
+    clearTimeout(this._sayTimer);
+    if (text) this._sayTimer = setTimeout(() => this.say(""), kind === "error" ? ERROR_MESSAGE_MS : MESSAGE_MS);
   }
 
   async load() {
@@ -65,17 +78,18 @@ class Workspace {
     if (this.video.has_file) element.src = this.urls.source;
     else this.say("This video has no file on the server; the marks can still be edited.", "error");
 
-    this.timeline = new Timeline(this.$("timeline"), { index: this.index, store: this.store });
-    this.panel = new StepPanel(this.$("panel"), { store: this.store, index: this.index });
+    const readOnly = this.readOnly;
+    this.timeline = new Timeline(this.$("timeline"), { index: this.index, store: this.store, readOnly });
+    this.panel = new StepPanel(this.$("panel"), { store: this.store, index: this.index, readOnly });
     this.conflict = new ConflictView(this.$("conflict"), { store: this.store });
     this.history = new HistoryPanel(this.$("history"), { urls: this.urls });
-    this.preview = new Preview(this.$("preview"), { urls: this.urls });
+    this.preview = this.$("preview") ? new Preview(this.$("preview"), { urls: this.urls }) : null;
     renderHelp(this.$("help"));
     this._wire();
 
     const first = this.store.active()[0];
     this.select(first ? first.id : null, { seek: false });
-    const restored = this.saver.restore();
+    const restored = this.readOnly ? 0 : this.saver.restore();
     if (restored) this.say(`Restored ${restored} unsaved draft(s) from this device; sending them now.`);
     this._renderState();
     if (this.video.has_file) {
@@ -127,7 +141,8 @@ class Workspace {
       const button = e.target.closest("button[data-restore]");
       if (button) this.restore(Number(button.dataset.restore));
     });
-    document.addEventListener("keydown", (e) => this._key(e));
+    listenForShortcuts((name, e) => this._key(name, e), { anywhere: ["Ctrl+s", "Escape"] });
+    releaseFocusAfterClick(this.root);
     window.addEventListener("resize", () => this.timeline.render());
     this.chooseMark("start_us");
   }
@@ -149,7 +164,7 @@ class Workspace {
     this.timeline.render();
     this.timeline.setCurrent(this.current);
     this.panel.show(this.current);
-    this.preview.follow(this.entry());
+    this._followPreview();
     this._renderRetracted();
     this._renderState();
     const conflicted = [...this.store.steps.values()].find((e) => e.conflict);
@@ -161,6 +176,11 @@ class Workspace {
 
   _renderState() {
     if (!this.saver) return;
+    if (this.readOnly) {
+      this.$("save-state").dataset.state = "readonly";
+      this.$("save-state").textContent = "Read-only";
+      return;
+    }
     const state = this.saver.state();
     const badge = this.$("save-state");
     badge.dataset.state = state;
@@ -177,7 +197,8 @@ class Workspace {
       button.type = "button";
       button.dataset.restore = String(entry.id);
       button.textContent = "Restore";
-      li.append(text, " ", button);
+      if (this.readOnly) li.append(text);
+      else li.append(text, " ", button);
       return li;
     });
     this.$("retracted").replaceChildren(...items);
@@ -189,7 +210,6 @@ class Workspace {
     const t = this.index.timeOf(frame);
     this.$("frame").textContent = `#${frame}`;
     this.$("time").textContent = clock(t);
-    this.$("rate").textContent = `${this.player.rate}×`;
     this.$("speed").value = String(this.player.rate);
     this.$("play-state").textContent = this.player.playing ? "playing" : "paused";
     this.root.dataset.frame = String(frame);
@@ -202,12 +222,19 @@ class Workspace {
     this.current = id;
     this.timeline.setCurrent(id);
     this.panel.show(id);
-    this.preview.follow(this.entry());
+    this._followPreview();
     this.root.dataset.current = id === null ? "" : String(id);
     if (seek && id !== null) {
       const entry = this.store.get(id);
       this.player.seekFrame(this.index.boundaryIndex(entry.local.start_us));
     }
+  }
+
+  // The preview sits under the player and belongs to the step in the panel.
+  _followPreview() {
+    if (!this.preview) return;
+    this.$("preview").hidden = !this.panel.visible;
+    this.preview.follow(this.entry());
   }
 
   async showPreview() {
@@ -233,6 +260,7 @@ class Workspace {
   }
 
   setMark(id, mark, us) {
+    if (this.readOnly) return;
     this.store.edit(id, { [mark]: us });
     this.saver.changed(id);
   }
@@ -378,6 +406,10 @@ class Workspace {
 
   run(action, i = 0) {
     const entry = this.entry();
+    if (action !== "help" && action !== "escape") this.say("");
+    if (this.readOnly && EDIT_ACTIONS.has(action)) {
+      return this.say("Read-only: your role reads this annotation and cannot change it.", "error");
+    }
     switch (action) {
       case "toggle": return this.player.toggle();
       case "frame": return this.player.step(i ? 1 : -1);
@@ -431,10 +463,8 @@ class Workspace {
     return undefined;
   }
 
-  _key(event) {
-    const name = keyName(event);
-    const target = event.target instanceof Element ? event.target : document.body;
-    const inField = target.closest("input, textarea, select, [contenteditable]");
+  // Called only when the focus rule of keys.js lets a key be a shortcut (or for Ctrl+S / Esc).
+  _key(name, event) {
     if (name === "Ctrl+s") {
       event.preventDefault();
       this.saver.flushAll();
@@ -444,8 +474,7 @@ class Workspace {
       this.escape();
       return;
     }
-    if (inField || this.conflict.open) return;
-    if (target.closest("button") && (name === "Space" || name === "Enter")) return;
+    if (this.conflict.open) return;
     const found = KEYMAP.get(name);
     if (!found) return;
     event.preventDefault();
@@ -455,6 +484,7 @@ class Workspace {
 
 const root = document.getElementById("workspace");
 const config = JSON.parse(document.getElementById("workspace-config").textContent);
+nameFields(config.fieldNames);
 const workspace = new Workspace(root, config);
 workspace.load().catch((error) => {
   workspace.say(`The workspace could not load: ${error.message}. Reload to try again.`, "error");

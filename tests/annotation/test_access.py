@@ -1,6 +1,7 @@
 """One access path: a user reaches only the videos and steps their role allows."""
 
 import pytest
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
 from annotation.models import VideoAssignment
@@ -48,8 +49,14 @@ def test_blind_roles_reach_no_annotation(assigned, request, role_fixture):
 def test_adjudicator_reads_everything_but_edits_nothing(assigned, adjudicator):
     _, theirs, step = assigned
     assert step_for_or_404(adjudicator, step.pk) == step
-    with pytest.raises(Http404):
+    assert set(videos_for(adjudicator)) == set(assigned[:2])
+    # They know the video exists already: a write is forbidden (403), not hidden (404).
+    with pytest.raises(PermissionDenied):
         video_for_or_404(adjudicator, theirs.pk, edit=True)
+    with pytest.raises(PermissionDenied):
+        step_for_or_404(adjudicator, step.pk, edit=True)
+    with pytest.raises(Http404):
+        step_for_or_404(adjudicator, 999_999, edit=True)
 
 
 def test_admin_reaches_and_edits_everything(assigned, admin_user):

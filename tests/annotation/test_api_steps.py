@@ -3,6 +3,7 @@ retract, restore, history. Bad input answers 4xx and writes nothing."""
 
 from __future__ import annotations
 
+import re
 import uuid
 
 import pytest
@@ -290,9 +291,18 @@ def test_history_lists_who_when_why_and_the_diff(anna, step):
     latest, first = r.json()["revisions"]
     assert latest["version"] == 2 and latest["author"] == "anna"
     assert latest["reason"] == "more precise" and latest["action"] == "update"
+    assert latest["action_name"] == "Edited"
     assert latest["changes"] == [
-        {"field": "local_intent", "before": "open the drawer", "after": "open the top drawer"}
+        {
+            "field": "local_intent",
+            "name": "Local intent",
+            "before": "open the drawer",
+            "after": "open the top drawer",
+        }
     ]
+    # ISO 8601 to the second with the zone's offset, as the history page shows it.
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", latest["created_at"])
+    assert r.json()["title"] == f"Step 1 of {step.video.title}"
     assert first["action"] == "create"
     assert {c["field"] for c in first["changes"]} >= {"start_us", "local_intent", "status"}
 

@@ -29,6 +29,12 @@ def steps(video, author, n, **labels):
     ]
 
 
+def page_config(html: str) -> dict:
+    """The workspace's page data: the JSON block the page script reads."""
+    block = r'<script id="workspace-config" type="application/json">(.*?)</script>'
+    return json.loads(re.search(block, html, re.S)[1])
+
+
 def test_my_videos_lists_steps_labelled_share_and_open_problems(
     client, video, make_video, annotator, other_annotator
 ):
@@ -48,7 +54,7 @@ def test_my_videos_lists_steps_labelled_share_and_open_problems(
     client.force_login(annotator)
     html = client.get("/annotate/").content.decode()
     assert "theirs.mp4" not in html
-    row = re.search(rf'<tr data-video="{video.pk}">(.*?)</tr>', html, re.S).group(1)
+    row = re.search(rf'<tr data-video="{video.pk}" data-editable="true">(.*?)</tr>', html, re.S)[1]
     assert re.search(r'data-col="steps">4<', row)
     assert re.search(r'data-col="labelled">75 %<', row)
     assert "2 labels missing" in row
@@ -64,11 +70,7 @@ def test_the_workspace_page_passes_its_data_as_json_and_runs_no_inline_script(
     policy = r["Content-Security-Policy"]
     assert "script-src 'self'" in policy and "'unsafe-inline'" not in policy
     html = r.content.decode()
-    config = json.loads(
-        re.search(
-            r'<script id="workspace-config" type="application/json">(.*?)</script>', html, re.S
-        ).group(1)
-    )
+    config = page_config(html)
     assert config["videoId"] == video.pk
     assert config["urls"]["workspace"] == f"{API}/videos/{video.pk}/workspace/"
     scripts = re.findall(r"<script([^>]*)>(.*?)</script>", html, re.S)
@@ -90,7 +92,15 @@ def test_the_history_page_shows_who_why_and_the_diff(client, video, annotator):
     client.force_login(annotator)
     html = client.get(f"/annotate/steps/{step.pk}/history/").content.decode()
     assert "v2 · Edited · anna" in html and "shorter" in html
-    assert '<td class="before">cut the bread</td><td class="after">slice bread</td>' in html
+    assert f"<h1>Step 1 of {video.title} — history</h1>" in html
+    assert (
+        '<th>Local intent</th><td class="before">cut the bread</td><td class="after">slice bread'
+        in html
+    )
+    assert "<th>Start</th>" in html and "<th>start_us</th>" not in html
+    when = re.search(r'<time datetime="([^"]+)">([^<]+)</time>', html)
+    assert when and when[1] == when[2]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", when[1])
 
 
 def test_workspace_load_takes_a_fixed_number_of_queries(
@@ -134,3 +144,47 @@ def test_the_source_is_served_with_ranges_to_the_assignee_only(
     assert b"".join(r.streaming_content) == made.path.read_bytes()[:100]
     assert r["X-Content-Type-Options"] == "nosniff"
     assert login(other_annotator).get(f"{API}/videos/{video.pk}/source/").status_code == 404
+
+
+EDIT_CONTROLS = (
+    "data-nudge=",
+    'data-do="create"',
+    'data-do="split"',
+    'data-do="merge"',
+    'data-do="retract"',
+    'data-do="preview"',
+    'data-action="plausible-add"',
+)
+
+
+def test_the_adjudicator_lists_every_video_and_reads_its_workspace_without_edit_controls(
+    client, video, make_video, annotator, other_annotator, adjudicator
+):
+    (step,) = steps(video, annotator, 1, local_intent="cut the bread")
+    theirs = make_video(title="theirs.mp4")
+    VideoAssignment.objects.create(video=theirs, annotator=other_annotator)
+    client.force_login(adjudicator)
+    listing = client.get("/annotate/").content.decode()
+    assert "<h1>All videos</h1>" in listing and "theirs.mp4" in listing
+    assert listing.count('data-editable="false"') == 2 and 'data-editable="true"' not in listing
+    html = client.get(f"/annotate/videos/{video.pk}/").content.decode()
+    config = json.loads(
+        re.search(
+            r'<script id="workspace-config" type="application/json">(.*?)</script>', html, re.S
+        )[1]
+    )
+    assert config["readOnly"] is True
+    assert 'data-read-only="true"' in html and "read-only</span>" in html
+    for control in EDIT_CONTROLS:
+        assert control not in html, control
+    assert html.count("readonly></textarea>") == 3
+    history = client.get(f"/annotate/steps/{step.pk}/history/")
+    assert history.status_code == 200 and "cut the bread" in history.content.decode()
+
+
+def test_the_assignee_gets_every_edit_control(client, video, annotator):
+    client.force_login(annotator)
+    html = client.get(f"/annotate/videos/{video.pk}/").content.decode()
+    assert 'data-read-only="false"' in html and "readonly" not in html
+    for control in EDIT_CONTROLS:
+        assert control in html, control

@@ -92,8 +92,7 @@ def open_workspace(context, video):
     page.on("pageerror", lambda exc: errors.append(str(exc)))
 
     def on_console(msg):
-        # The browser asks for /favicon.ico on its own; that 404 is not the page's error.
-        if msg.type == "error" and not msg.location.get("url", "").endswith("/favicon.ico"):
+        if msg.type == "error":
             errors.append(msg.text)
 
     page.on("console", on_console)
@@ -201,3 +200,20 @@ def clip_frame_number(page, selector: str, seconds: float) -> int:
         [selector, seconds],
     )
     return shown_frame_number(page, selector)
+
+
+def step_on_frames(video, author, frames=(10, 30, 35, 50), **labels):
+    """A step of ``video`` whose start, cutoff, outcome and end are these frames' times."""
+    from annotation.services import step_create
+
+    times = video.frame_times_us().tolist()
+    start, cutoff, outcome, end = (times[i] for i in frames)
+    return step_create(
+        video=video,
+        author=author,
+        start_us=start,
+        cutoff_us=cutoff,
+        outcome_us=outcome,
+        end_us=end,
+        **labels,
+    )

@@ -155,11 +155,9 @@ def test_keyboard_only_three_steps_with_marks_and_labels_survive_a_reload(
         page.keyboard.type(procedural)
         page.keyboard.press("Tab")
         page.keyboard.type(nxt)
-        page.keyboard.press("Tab")  # onto "Add" (the list is empty)
+        page.keyboard.press("Tab")  # into the list's blank item (the list is empty)
         for i, item in enumerate(plausible):
-            if i == 0:
-                page.keyboard.press("Enter")
-            else:
+            if i:
                 page.keyboard.press("Enter")  # inside an item, Enter adds one below
             page.keyboard.type(item)
         page.keyboard.press("Escape")
@@ -193,7 +191,7 @@ def test_keyboard_only_three_steps_with_marks_and_labels_survive_a_reload(
         items = page.eval_on_selector_all(
             "[data-role=plausible] input", "els => els.map(e => e.value)"
         )
-        assert items == step.plausible_next_steps
+        assert items == (step.plausible_next_steps or [""])  # an empty list shows a blank item
         assert page.get_attribute("[data-mark=cutoff_us]", "data-value") == str(step.cutoff_us)
         page.keyboard.press("ArrowDown")
         wait_idle(page)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import MicroStep
+from annotation.services import step_create
 from tests.e2e.conftest import open_workspace, wait_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -30,7 +31,9 @@ def assert_inert(page, dialogs):
     )
 
 
-def test_label_payloads_never_execute_on_any_page(open_as, import_video, annotator, admin_user):
+def test_label_payloads_never_execute_on_any_page(
+    open_as, import_video, annotator, admin_user, adjudicator
+):
     video = import_video("cfr", assign_to=annotator)
     video.title = f"{ONERROR}.mp4"
     video.save(update_fields=["title"])
@@ -71,6 +74,23 @@ def test_label_payloads_never_execute_on_any_page(open_as, import_video, annotat
     page.goto("/annotate/")
     assert ONERROR in page.inner_text("main")
     assert_inert(page, dialogs)
+    # The home page names the first video with an open problem.
+    times = video.frame_times_us().tolist()
+    step_create(
+        video=video, author=annotator, start_us=times[150], cutoff_us=times[160],
+        outcome_us=times[160], end_us=times[170],
+    )  # fmt: skip
+    page.goto("/")
+    assert f"Open {ONERROR}.mp4" in page.inner_text("main")
+    assert_inert(page, dialogs)
+    # The adjudicator's read-only workspace and the list of all videos.
+    reader = open_workspace(open_as(adjudicator), video)
+    assert SCRIPT in reader.inner_text(".tl-step .tl-label")
+    assert reader.input_value("[name=local_intent]") == SCRIPT
+    assert_inert(reader, dialogs)
+    reader.goto("/annotate/")
+    assert ONERROR in reader.inner_text("main")
+    assert_inert(reader, dialogs)
 
     # The admin's change page of the step.
     admin = open_as(admin_user).new_page()

@@ -37,7 +37,7 @@ def test_the_demo_can_predict_and_judge_with_no_configuration(short_demo, stand_
     assert names == {"stand-in-vlm", "stand-in-judge"}
     assert PromptPackage.objects.filter(builtin=True).count() == 6
     run = Run.objects.get(name=DEMO_RUN)
-    assert run.items.count() == 2 and run.release.name == "demo_v1"
+    assert run.items.count() == 2 and run.release.name == "demo_models_v1"
     render_run_media(run)
     run_drive(run_id=run.pk)
     assert set(run.items.values_list("outcome", flat=True)) == {"ok"}

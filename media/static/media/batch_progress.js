@@ -15,7 +15,7 @@ function render(progress) {
   list.replaceChildren(
     ...progress.failures.map((f) => {
       const item = document.createElement("li");
-      item.textContent = `${f.subject} / ${f.condition} / ${f.profile}: ${f.reason}`;
+      item.textContent = `${f.name || f.subject} / ${f.condition} / ${f.profile}: ${f.reason}`;
       return item;
     }),
   );
