@@ -24,6 +24,7 @@ from review.campaigns.services import (
     CampaignClosed,
     LeaseLost,
     claim_next,
+    claimable_later,
     current_submission,
     parts_done,
     progress,
@@ -91,7 +92,10 @@ class ClaimApi(APIView):
         except CampaignClosed as exc:
             return _conflict(exc)
         if assignment is None:
-            return Response({"token": None, "state": "none"})
+            later = claimable_later(campaign=campaign, person=request.user)
+            return Response(
+                {"token": None, "state": "waiting" if later else "none", "later": later}
+            )
         return Response(assignment_state(assignment))
 
 
