@@ -16,7 +16,15 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from review.campaigns.kinds import campaign_kinds
-from review.campaigns.models import Campaign
+from review.campaigns.models import (
+    Assignment,
+    Campaign,
+    CampaignItem,
+    Exclusion,
+    Exposure,
+    ItemOrder,
+    Submission,
+)
 from review.campaigns.services import campaign_close, campaign_create, progress
 from review.models import Manifest
 from studio.canonical import MAX_SAFE_INTEGER
@@ -163,3 +171,62 @@ class CampaignAdmin(admin.ModelAdmin):
         campaign_close(campaign=campaign)
         messages.success(request, f"Closed campaign {campaign.name}.")
         return redirect("admin:review_campaign_progress", campaign.pk)
+
+
+class _CampaignRowsAdmin(admin.ModelAdmin):
+    """Rows the services write (items, orders, exclusions, assignments, submissions, exposure):
+    visible to admins, never added, changed or deleted by hand."""
+
+    list_select_related = True
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return is_admin(request.user)
+
+    def has_module_permission(self, request) -> bool:
+        return is_admin(request.user)
+
+
+@admin.register(CampaignItem)
+class CampaignItemAdmin(_CampaignRowsAdmin):
+    list_display = ("id", "campaign", "sample")
+    list_filter = ("campaign",)
+
+
+@admin.register(ItemOrder)
+class ItemOrderAdmin(_CampaignRowsAdmin):
+    list_display = ("campaign", "person", "item", "key")
+    list_filter = ("campaign",)
+
+
+@admin.register(Exclusion)
+class ExclusionAdmin(_CampaignRowsAdmin):
+    list_display = ("campaign", "person", "item", "reason")
+    list_filter = ("campaign",)
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(_CampaignRowsAdmin):
+    list_display = ("id", "campaign", "person", "item", "state", "committed", "lease_expires_at")
+    list_filter = ("campaign", "state")
+    exclude = ("token",)  # the token is the person's key to the item: not shown even to admins
+
+
+@admin.register(Submission)
+class SubmissionAdmin(_CampaignRowsAdmin):
+    list_display = ("id", "campaign", "person", "item", "part", "supersedes", "created_at")
+    list_filter = ("campaign", "part")
+
+
+@admin.register(Exposure)
+class ExposureAdmin(_CampaignRowsAdmin):
+    list_display = ("id", "campaign", "person", "item", "part", "created_at")
+    list_filter = ("campaign", "part")
