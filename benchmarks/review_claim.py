@@ -20,6 +20,7 @@ Goals: claim and submit p95 <= 50 ms and <= 3x the trivial request; 0 double lea
 Run from the repository root (the database named by --database is created and dropped):
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python benchmarks/review_claim.py
 Options: --clients 50 --seconds 20 --warmup 3 --think 0.3 --items 756 --workers 3 --threads 8
+         --direct 200 (in-process claim + submit rounds after the load, beside SELECT 1)
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ def parse_args():
     parser.add_argument("--processes", type=int, default=5)
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--direct", type=int, default=200, help="in-process claim+submit rounds")
     parser.add_argument("--database", default=f"bench_review_{os.getpid()}")
     return parser.parse_args()
 
@@ -248,6 +250,36 @@ def check(rec: Recorder, per_item: int) -> dict:
     return {"overlaps": overlaps, "crowded": crowded, "lost": lost, "rows": len(rows)}
 
 
+def in_process(campaign_id: int, rounds: int) -> dict[str, list[float]]:
+    """The same work without HTTP, one caller at a time, after the load: claim_next and submit
+    through the services beside ``SELECT 1`` on the same connection (the database's floor)."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from review.campaigns.models import Campaign
+    from review.campaigns.services import claim_next, submit
+
+    campaign = Campaign.objects.get(pk=campaign_id)
+    people = list(get_user_model().objects.filter(campaigns=campaign).order_by("pk"))
+    times: dict[str, list[float]] = {"select 1": [], "claim_next": [], "submit": []}
+    for n in range(rounds):
+        person = people[n % len(people)]
+        t0 = time.perf_counter()
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        t1 = time.perf_counter()
+        assignment = claim_next(campaign=campaign, person=person)
+        t2 = time.perf_counter()
+        if assignment is None:
+            continue
+        submit(assignment=assignment, person=person, part="", payload={"answer": "yes"})
+        t3 = time.perf_counter()
+        times["select 1"].append(t1 - t0)
+        times["claim_next"].append(t2 - t1)
+        times["submit"].append(t3 - t2)
+    return times
+
+
 def main() -> int:
     args = parse_args()
     base = os.environ.get("DATABASE_URL", "")
@@ -312,6 +344,10 @@ def main() -> int:
         for proc in procs:
             proc.join()
         result = check(rec, args.per_item)
+        from review_claim_wsgi import register
+
+        register()
+        direct = in_process(campaign_id, args.direct)
         connection.close()
 
         total = sum(len(v) for v in rec.times.values())
@@ -328,6 +364,10 @@ def main() -> int:
             values = rec.times[kind]
             print(f"{names[kind]:<32}{len(values):>7}{pct(values, .5) * 1e3:>9.1f}"
                   f"{pct(values, .95) * 1e3:>9.1f}{max(values, default=float('nan')) * 1e3:>9.1f}")  # fmt: skip
+        print("in process, one caller, after the load (the database work without HTTP):")
+        for kind, values in direct.items():
+            print(f"  {kind:<30}{len(values):>7}{pct(values, .5) * 1e3:>9.2f}"
+                  f"{pct(values, .95) * 1e3:>9.2f}{max(values, default=float('nan')) * 1e3:>9.2f}")  # fmt: skip
         ping95 = pct(rec.times["ping"], 0.95)
         claim95, submit95 = pct(rec.times["claim"], 0.95), pct(rec.times["submit"], 0.95)
         print(f"ratio claim p95 / trivial p95 = {claim95 / ping95:.2f}  (goal <= 3)")
