@@ -130,10 +130,10 @@ class Supervisor:
     while a child keeps dying within ``STABLE_SECONDS`` of its start, and starts over once it ran
     that long. A child that dies within ``STARTUP_GRACE`` seconds of its very first start is a
     set-up problem (a port in use, a database that is not migrated): everything stops, with its
-    exit code, rather than restarting in a loop.
+    exit code, rather than restarting in a loop. A child killed by a signal is always restarted.
     """
 
-    STARTUP_GRACE = 3.0
+    STARTUP_GRACE = 10.0
     STABLE_SECONDS = 60.0
     BACKOFF_FIRST = 1.0
     BACKOFF_MAX = 30.0
@@ -162,7 +162,7 @@ class Supervisor:
                 ran = now - child.started_at
                 code = child.proc.returncode
                 child.proc = None
-                if child.starts == 1 and ran < self.STARTUP_GRACE:
+                if child.starts == 1 and ran < self.STARTUP_GRACE and code >= 0:
                     print(f"{child.name} exited with code {code} at start; stopping",
                           file=sys.stderr, flush=True)  # fmt: skip
                     return False
