@@ -230,3 +230,33 @@ def test_sigkill_of_the_main_worker_process_mid_render_recovers_without_an_opera
     assert [str(p) for p in renders] == [default_storage.path(media.path)]
     numbers = read_frame_numbers(renders[0])  # the ready row is a whole file, not a partial one
     assert numbers[0] == 30 and numbers[-1] == 569 and len(numbers) == 540
+
+
+def test_a_render_past_the_soft_time_limit_fails_at_once_with_the_reason(
+    worker_env, import_source, long_video, monkeypatch
+):
+    from media.tasks import render_medium
+
+    worker_env.update({"CELERY_TASK_TIME_LIMIT": "120", "CELERY_TASK_SOFT_TIME_LIMIT": "1"})
+    # The limits travel in the message, from the settings of the process that sends it.
+    monkeypatch.setattr(render_medium, "time_limit", 120)
+    monkeypatch.setattr(render_medium, "soft_time_limit", 1)
+    video = import_source(long_video)
+    times = video.frame_times_us()
+    tmp_dir = Path(default_storage.path("renders/tmp"))
+    worker = _start_worker(worker_env)
+    try:
+        media = media_request(
+            video=video, condition="history_15s", step=step_at(times, 480, 570, 575, 580)
+        )
+        _wait(lambda: RenderedMedia.objects.get(pk=media.pk).status == "failed", 120,
+              "the render to be stopped")  # fmt: skip
+        _wait(lambda: not [p for p in _descendants(worker.pid) if "ffmpeg" in _cmdline(p)], 10,
+              "ffmpeg to be stopped")  # fmt: skip
+        assert worker.poll() is None  # the soft limit stops the task, not the worker
+    finally:
+        _stop(worker)
+    media.refresh_from_db()
+    assert "soft time limit of 1 s (CELERY_TASK_SOFT_TIME_LIMIT)" in media.error
+    assert media.attempts == 1 and media.lease_owner == ""  # not left for the sweeper to retry
+    assert not list(tmp_dir.iterdir())
