@@ -11,6 +11,8 @@ Every call goes through here so the safety rules hold everywhere:
   ``-format_whitelist``; playlist and concat demuxers can therefore never run;
 - ``-probesize``/``-analyzeduration`` bound what a hostile header can make ffmpeg read;
 - a timeout (``FFMPEG_TIMEOUT_SECONDS``) kills a runaway process;
+- ffmpeg dies with the process that started it (``studio.processes.die_with_parent``), so a
+  SIGKILLed worker leaves no ffmpeg writing on under a re-parented pid;
 - a failure raises :class:`FFmpegError` carrying the tail of stderr, which is where ffmpeg says why.
 """
 
@@ -22,6 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from django.conf import settings
+
+from studio.processes import die_with_parent
 
 # Demuxers we accept. Uploads can only ever be given the first three (media.probe sniffs the bytes);
 # png_pipe reads back the lossless frames this project renders itself, for verification.
@@ -108,6 +112,7 @@ def run_ffmpeg(
             capture_output=True,
             timeout=limit,
             check=False,
+            preexec_fn=die_with_parent(),
         )
     except subprocess.TimeoutExpired as exc:
         raise FFmpegError(
@@ -131,6 +136,7 @@ def popen_ffmpeg(
         stdin=stdin if stdin is not None else subprocess.DEVNULL,
         stdout=stdout if stdout is not None else subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        preexec_fn=die_with_parent(),
     )
 
 

@@ -132,3 +132,131 @@ def test_killed_worker_leaves_nothing_ready_and_the_sweeper_renders_it_once(
     numbers = read_frame_numbers(final)
     window = expected_frames(times, [(max(0, step.start_us - 15_000_000), step.cutoff_us)])
     assert numbers == window and numbers[0] == 30 and numbers[-1] == 569
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        found = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    return [int(p) for p in found]
+
+
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        for child in _children(todo.pop()):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _start_sweeper(env) -> subprocess.Popen:
+    """``manage.py sweep_leases --loop``: what the launcher runs on the embedded default."""
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "sweep_leases", "--loop", "1"],
+        cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def test_sigkill_of_the_main_worker_process_mid_render_recovers_without_an_operator(
+    worker_env, import_source, long_video
+):
+    """The main process only (not its process group): its pool process and that one's ffmpeg
+    must die with it; after a restart the medium is rendered once more, by itself. Runs on the
+    broker of the environment: Redis in the PostgreSQL run, the filesystem transport on SQLite."""
+    worker_env["LEASE_SECONDS"] = "3"
+    video = import_source(long_video)
+    times = video.frame_times_us()
+    step = step_at(times, 480, 570, 575, 580)
+    tmp_dir = Path(default_storage.path("renders/tmp"))
+    final = Path(default_storage.path("renders"))
+
+    first = _start_worker(worker_env)
+    try:
+        media = media_request(video=video, condition="history_15s", step=step)
+        _wait(lambda: any(tmp_dir.glob(f"{media.key}.*")), 60, "the render to start writing")
+        ffmpeg = _wait(
+            lambda: [p for p in _descendants(first.pid) if "ffmpeg" in _cmdline(p)], 30, "ffmpeg"
+        )
+        pool = _children(first.pid)
+        assert pool and ffmpeg
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(timeout=20)
+        # Nothing of the dead worker goes on: no pool process, no ffmpeg writing a temp file.
+        _wait(lambda: not any(_running(p) for p in pool + ffmpeg), 15, "its children to die")
+    finally:
+        _stop(first)
+
+    media.refresh_from_db()
+    assert media.status == RenderedMedia.Status.RENDERING
+    assert not RenderedMedia.objects.filter(status=RenderedMedia.Status.READY).exists()
+    assert not [p for p in final.rglob("*.mp4") if tmp_dir not in p.parents]
+
+    # A restart, as the launcher or an init system would do it, and the sweeper: no operator.
+    second = _start_worker(worker_env)
+    sweeper = _start_sweeper(worker_env)
+    try:
+        _wait(lambda: RenderedMedia.objects.get(pk=media.pk).status in ("ready", "failed"), 240,
+              "the medium to be rendered again")  # fmt: skip
+        media.refresh_from_db()
+        ready_at = media.ready_at
+        time.sleep(3)  # long enough for a second sweep or a redelivered message to do harm
+        media.refresh_from_db()
+    finally:
+        sweeper.terminate()
+        sweeper.wait(timeout=20)
+        _stop(second)
+
+    assert media.status == RenderedMedia.Status.READY, media.error
+    assert media.attempts == 2 and media.ready_at == ready_at  # rendered once more, once
+    assert not list(tmp_dir.iterdir())  # the dead attempt's temp file was swept away
+    renders = [p for p in final.rglob("*") if p.is_file()]
+    assert [str(p) for p in renders] == [default_storage.path(media.path)]
+    numbers = read_frame_numbers(renders[0])  # the ready row is a whole file, not a partial one
+    assert numbers[0] == 30 and numbers[-1] == 569 and len(numbers) == 540
+
+
+def test_a_render_past_the_soft_time_limit_fails_at_once_with_the_reason(
+    worker_env, import_source, long_video, monkeypatch
+):
+    from media.tasks import render_medium
+
+    worker_env.update({"CELERY_TASK_TIME_LIMIT": "120", "CELERY_TASK_SOFT_TIME_LIMIT": "1"})
+    # The limits travel in the message, from the settings of the process that sends it.
+    monkeypatch.setattr(render_medium, "time_limit", 120)
+    monkeypatch.setattr(render_medium, "soft_time_limit", 1)
+    video = import_source(long_video)
+    times = video.frame_times_us()
+    tmp_dir = Path(default_storage.path("renders/tmp"))
+    worker = _start_worker(worker_env)
+    try:
+        media = media_request(
+            video=video, condition="history_15s", step=step_at(times, 480, 570, 575, 580)
+        )
+        _wait(lambda: RenderedMedia.objects.get(pk=media.pk).status == "failed", 120,
+              "the render to be stopped")  # fmt: skip
+        _wait(lambda: not [p for p in _descendants(worker.pid) if "ffmpeg" in _cmdline(p)], 10,
+              "ffmpeg to be stopped")  # fmt: skip
+        assert worker.poll() is None  # the soft limit stops the task, not the worker
+    finally:
+        _stop(worker)
+    media.refresh_from_db()
+    assert "soft time limit of 1 s (CELERY_TASK_SOFT_TIME_LIMIT)" in media.error
+    assert media.attempts == 1 and media.lease_owner == ""  # not left for the sweeper to retry
+    assert not list(tmp_dir.iterdir())
