@@ -98,7 +98,8 @@ def make_source(workdir: Path, minutes: float) -> tuple[Path, dict]:
               flush=True)  # fmt: skip
         index.write_text(json.dumps({
             "demuxer": probe.demuxer, "origin_us": probe.origin_us,
-            "frame_times_us": probe.frame_times_us, "keyframe_times_us": probe.keyframe_times_us,
+            "frame_times_us": probe.frame_times_us.tolist(),
+            "keyframe_times_us": probe.keyframe_times_us.tolist(),
             "size": probe.display_size, "has_audio": probe.has_audio,
         }))  # fmt: skip
     return path, json.loads(index.read_text())

@@ -11,7 +11,7 @@ from media.models import SourceVideo
 from media.probe import MediaRejected
 from media.services import DuplicateVideo, video_import
 from tests.conftest import PASSWORD
-from tests.media.conftest import stored_files
+from tests.media.conftest import declared_size_mov, one_pixel_video, stored_files
 
 pytestmark = pytest.mark.django_db
 
@@ -55,6 +55,24 @@ def test_rejected_imports_write_nothing(tmp_path, scene, settings, content):
     path = tmp_path / "upload.mp4"
     path.write_bytes(content)
     with pytest.raises(MediaRejected):
+        video_import(path=path, scene=scene)
+    assert SourceVideo.objects.count() == 0
+    assert stored_files(settings.MEDIA_ROOT) == []
+
+
+@pytest.mark.parametrize("case", ["one pixel", "fps", "frames", "declared oversize"])
+def test_imports_over_a_limit_write_nothing(tmp_path, scene, settings, cfr_video, copy_of, case):
+    if case == "one pixel":
+        path, reason = one_pixel_video(tmp_path / "dot.mp4"), "MEDIA_MIN_SIDE_PX"
+    elif case == "declared oversize":
+        path, reason = declared_size_mov(tmp_path / "huge.mov", 20000, 20000), "MEDIA_MAX_SIDE_PX"
+    elif case == "fps":
+        settings.MEDIA_MAX_FPS = 24
+        path, reason = copy_of(cfr_video), "MEDIA_MAX_FPS"
+    else:
+        settings.MEDIA_MAX_FRAMES = 100
+        path, reason = copy_of(cfr_video), "MEDIA_MAX_FRAMES"
+    with pytest.raises(MediaRejected, match=reason):
         video_import(path=path, scene=scene)
     assert SourceVideo.objects.count() == 0
     assert stored_files(settings.MEDIA_ROOT) == []
