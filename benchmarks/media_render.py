@@ -53,6 +53,10 @@ if not settings.configured:
         FFMPEG_TIMEOUT_SECONDS=3600,
         MEDIA_MAX_DURATION_SECONDS=4 * 3600,
         MEDIA_MAX_PIXELS=4096 * 2160,
+        MEDIA_MAX_SIDE_PX=8192,
+        MEDIA_MIN_SIDE_PX=64,
+        MEDIA_MAX_FPS=240,
+        MEDIA_MAX_FRAMES=1_000_000,
     )
     django.setup()
 
