@@ -85,13 +85,21 @@ class Probe:
 _MP4_BOXES = {b"ftyp", b"moov", b"mdat", b"free", b"skip", b"wide", b"pnot"}
 
 
+SNIFF_BYTES = 4096
+
+
 def sniff_container(path: str | os.PathLike) -> tuple[str, str]:
     """(demuxer, mime type) from the file's first bytes; MediaRejected for anything else."""
     try:
         with open(path, "rb") as handle:
-            head = handle.read(4096)
+            head = handle.read(SNIFF_BYTES)
     except OSError as exc:
         raise MediaRejected(f"cannot read the file: {exc.strerror}") from None
+    return sniff_head(head)
+
+
+def sniff_head(head: bytes) -> tuple[str, str]:
+    """(demuxer, mime type) from the first ``SNIFF_BYTES`` of a file."""
     if len(head) < 16:
         raise MediaRejected("the file is too short to be a video")
     box_size = int.from_bytes(head[:4], "big")
