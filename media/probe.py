@@ -34,7 +34,8 @@ from __future__ import annotations
 import os
 import re
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -43,7 +44,14 @@ from subprocess import CompletedProcess
 import numpy as np
 from django.conf import settings
 
-from media.ffmpeg import FFmpegError, input_args, run_ffmpeg, stream_ffmpeg_lines
+from media.ffmpeg import (
+    FFmpegError,
+    finish,
+    input_args,
+    popen_ffmpeg,
+    run_ffmpeg,
+    stream_ffmpeg_lines,
+)
 from media.timebase import US_PER_SECOND
 
 
@@ -184,13 +192,25 @@ def _header(path: Path, demuxer: str) -> str:
     return header
 
 
-def _decode_one_frame(path: Path, demuxer: str) -> None:
-    """Decoding the first frame proves the stream is decodable (after the limits passed)."""
-    _run_on_video(
-        [*input_args(path, demuxer=demuxer), "-map", "0:v:0", "-frames:v", "1", "-f", "null", "-"],
-        refusal="ffmpeg cannot decode the video",
-        timeout=60,
-    )
+@contextmanager
+def _decoding_one_frame(path: Path, demuxer: str) -> Iterator[None]:
+    """Decode the first frame, which proves the stream is decodable, while the block runs (the
+    index pass): a second process on another core instead of more time. Started only after the
+    header's limits passed, so no oversized picture is ever decoded."""
+    args = [*input_args(path, demuxer=demuxer), "-map", "0:v:0", "-frames:v", "1",
+            "-f", "null", "-"]  # fmt: skip
+    proc = popen_ffmpeg(args, loglevel="error")
+    try:
+        yield
+    except BaseException:
+        proc.kill()
+        proc.communicate()
+        raise
+    try:
+        finish(proc, timeout=60)
+    except FFmpegError as exc:
+        _refuse_declared_size(exc.stderr_tail)
+        raise MediaRejected(f"ffmpeg cannot decode the video: {_last_line(exc)}") from None
 
 
 def _rotation(header: str) -> int:
@@ -436,7 +456,6 @@ def probe_file(
     path = Path(path)
     demuxer, mime_type = sniff_container(path)
     head = _read_header(path, demuxer)
-    _decode_one_frame(path, demuxer)
 
     seconds = head.seconds
     on_seconds = None
@@ -447,14 +466,15 @@ def probe_file(
 
     # Reading packets is a demux, far faster than real time; the budget still grows with the
     # declared duration, so a slow disk (or AVI's decoding pass) does not refuse a long file.
-    build = decoded_index if demuxer == "avi" else packet_index
-    index = build(
-        path,
-        demuxer=demuxer,
-        max_frames=settings.MEDIA_MAX_FRAMES,
-        timeout=settings.FFMPEG_TIMEOUT_SECONDS + seconds,
-        progress=on_seconds,
-    )
+    with _decoding_one_frame(path, demuxer):
+        build = decoded_index if demuxer == "avi" else packet_index
+        index = build(
+            path,
+            demuxer=demuxer,
+            max_frames=settings.MEDIA_MAX_FRAMES,
+            timeout=settings.FFMPEG_TIMEOUT_SECONDS + seconds,
+            progress=on_seconds,
+        )
     tb = index.time_base
     # Presentation order: B-frames arrive before the frames they precede on screen.
     pts = np.sort(index.pts, kind="stable")
