@@ -290,8 +290,10 @@ STAND_IN_PROVIDER_PORT = env_int("STAND_IN_PROVIDER_PORT", 8765, minimum=0)
 # --- REST API -------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
+        "studio.csrf.SessionCsrfAuthentication",
     ],
+    # The API speaks JSON only (the pages send JSON; form and multipart bodies get 415).
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],

@@ -25,7 +25,6 @@ from rest_framework.exceptions import APIException
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from annotation import services
 from annotation.api import serializers as s
@@ -34,6 +33,7 @@ from annotation.models import MicroStep
 from annotation.selectors import step_for_or_404, video_for_or_404
 from media.serving import file_response
 from media.timebase import MAX_STEP_US
+from studio.api import StudioApiView
 
 TAG = ["annotation workspace"]
 FRAME_DELTAS_MEDIA_TYPE = "application/vnd.intent-studio.frame-deltas"
@@ -85,7 +85,7 @@ class InvalidInput(APIException):
         super().__init__({"detail": f"{first[0]}", "errors": flat})
 
 
-class WorkspaceApiView(APIView):
+class WorkspaceApiView(StudioApiView):
     """Turns the services' refusals into answers, so views only call them: a broken rule is 400
     ``{detail, errors}``, a stale version 409 ``{detail, stored}``; neither wrote anything."""
 
