@@ -220,7 +220,7 @@ def _candidates(campaign: Campaign, person, at):
         .annotate(taken=Coalesce(Subquery(taken), Value(0)))
         .filter(taken__lt=campaign.per_item)
         .select_related("item")
-        .order_by("key", "item_id")
+        .order_by("key")  # the index order; SHA-256 keys of distinct samples do not tie
     )
     if connection.features.has_select_for_update_skip_locked:
         rows = rows.select_for_update(skip_locked=True, of=("item",))
