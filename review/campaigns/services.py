@@ -33,9 +33,9 @@ from review.campaigns.models import (
 )
 from review.campaigns.order import order_key
 from review.models import Manifest, ManifestSample
+from studio import services as studio_services
 from studio.canonical import MAX_SAFE_INTEGER
 from studio.roles import roles_of
-from studio.services import now
 
 DRAFT_MAX_BYTES = 256 * 1024
 CLAIM_ROUNDS = 5  # a candidate that filled up between the pick and the lock: try the next one
@@ -162,7 +162,7 @@ def campaign_close(*, campaign: Campaign) -> Campaign:
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
     if campaign.is_open:
         campaign.state = Campaign.State.CLOSED
-        campaign.closed_at = now()
+        campaign.closed_at = studio_services.now()
         campaign.save(update_fields=["state", "closed_at"])
         Assignment.objects.filter(campaign=campaign, state=LEASED).update(
             state=Assignment.State.RELEASED, lease_expires_at=None
@@ -267,7 +267,7 @@ def claim_next(*, campaign: Campaign, person) -> Assignment | None:
 
 
 def _claim(campaign: Campaign, person) -> Assignment | None:
-    at = now()
+    at = studio_services.now()
     held = _held(campaign, person)
     if held is not None:
         # Keep (or, expired but not taken, take back) the item the person holds.
@@ -289,7 +289,7 @@ def _claim(campaign: Campaign, person) -> Assignment | None:
 
 def renew(*, assignment: Assignment, person) -> bool:
     """Extend the person's lease (activity on the page); False when they no longer hold it."""
-    at = now()
+    at = studio_services.now()
     return (
         Assignment.objects.filter(
             pk=assignment.pk, person=person, state=LEASED, lease_expires_at__gte=at
@@ -303,7 +303,7 @@ def release(*, assignment: Assignment, person) -> bool:
     place and comes back to the person at their next claim."""
     return (
         Assignment.objects.filter(pk=assignment.pk, person=person, state=LEASED).update(
-            state=Assignment.State.RELEASED, lease_expires_at=None, updated_at=now()
+            state=Assignment.State.RELEASED, lease_expires_at=None, updated_at=studio_services.now()
         )
         == 1
     )
@@ -357,7 +357,7 @@ def save_draft(*, assignment: Assignment, person, part: str, payload: Mapping) -
         raise ValidationError({"payload": f"A draft holds at most {DRAFT_MAX_BYTES} bytes."})
     if kind.validate_draft is not None:
         payload = kind.validate_draft(assignment=assignment, part=part, payload=payload)
-    at = now()
+    at = studio_services.now()
     assignment.draft = {**assignment.draft, part: dict(payload)}
     assignment.draft_saved_at = at
     fields = ["draft", "draft_saved_at", "updated_at"]
@@ -385,7 +385,7 @@ def submit(*, assignment: Assignment, person, part: str, payload: Mapping) -> Su
             raise ValidationError({"part": f"Part {part!r} is submitted; supersede it instead."})
         raise ValidationError({"part": f"Submit part {expected!r} first."})
     cleaned = kind.validate(assignment=assignment, part=part, payload=payload)
-    at = now()
+    at = studio_services.now()
     submission = Submission.objects.create(
         assignment=assignment,
         campaign_id=assignment.campaign_id,
@@ -428,7 +428,7 @@ def supersede(*, submission: Submission, person, payload: Mapping, reason: str =
         payload=cleaned,
         supersedes=current,
         reason=reason,
-        created_at=now(),
+        created_at=studio_services.now(),
     )
 
 
@@ -467,7 +467,7 @@ def record_exposure(
         part=part,
         grants=[str(g) for g in grants],
         fields=[str(f) for f in fields],
-        created_at=now(),
+        created_at=studio_services.now(),
     )
 
 
@@ -476,7 +476,7 @@ def record_exposure(
 
 def progress(*, campaign: Campaign) -> dict:
     """Counts per person and overall (JSON-ready; what ``campaign_status --json`` prints)."""
-    at = now()
+    at = studio_services.now()
     items = CampaignItem.objects.filter(campaign=campaign).count()
     assignments = Assignment.objects.filter(campaign=campaign)
     done_by = dict(
