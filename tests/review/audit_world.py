@@ -18,11 +18,38 @@ from review.services import design_create, manifest_freeze
 
 S = 1_000_000
 STEPS = (
-    (0.5, 1.8, 2.1, 2.4, "Lift the red cup", "Clear the table before wiping it", "Put the cup in the sink", ["Rinse the cup"]),
+    (
+        0.5,
+        1.8,
+        2.1,
+        2.4,
+        "Lift the red cup",
+        "Clear the table before wiping it",
+        "Put the cup in the sink",
+        ["Rinse the cup"],
+    ),
     (2.4, 3.6, 3.9, 4.3, "Grab the sponge", "Prepare to wipe the surface", "Wipe the table", []),
-    (4.3, 5.5, 5.8, 6.2, "Wipe the table top", "Leave a clean surface for the meal", "Hang the sponge up", ["Dry the table"]),
-    (6.2, 7.4, 7.7, 8.0, "Hang the sponge on the hook", "Let it dry for next time", "Walk to the door", []),
-)  # fmt: skip
+    (
+        4.3,
+        5.5,
+        5.8,
+        6.2,
+        "Wipe the table top",
+        "Leave a clean surface for the meal",
+        "Hang the sponge up",
+        ["Dry the table"],
+    ),
+    (
+        6.2,
+        7.4,
+        7.7,
+        8.0,
+        "Hang the sponge on the hook",
+        "Let it dry for next time",
+        "Walk to the door",
+        [],
+    ),
+)
 
 
 @dataclass
@@ -56,28 +83,58 @@ def build_world(
         marks = [snap_to_frame(times, round(t * S)) for t in (start, cutoff, outcome, end)]
         steps.append(
             step_create(
-                video=video, author=annotator, start_us=marks[0], cutoff_us=marks[1],
-                outcome_us=marks[2], end_us=marks[3], local_intent=local,
-                procedural_intent=why, next_step=nxt, plausible_next_steps=plausible,
+                video=video,
+                author=annotator,
+                start_us=marks[0],
+                cutoff_us=marks[1],
+                outcome_us=marks[2],
+                end_us=marks[3],
+                local_intent=local,
+                procedural_intent=why,
+                next_step=nxt,
+                plausible_next_steps=plausible,
             )
-        )  # fmt: skip
+        )
     release = release_freeze(name="secret_release_v1", author=admin)
     design = design_create(
-        author=admin, name="secret_audit_manifest", method="stratified", release=release,
-        seed=7, params={"target_n": len(STEPS)}, kind="audit",
-    )  # fmt: skip
+        author=admin,
+        name="secret_audit_manifest",
+        method="stratified",
+        release=release,
+        seed=7,
+        params={"target_n": len(STEPS)},
+        kind="audit",
+    )
     manifest = manifest_freeze(design=design, author=admin)
     campaign = campaign_create(
-        name="secret-campaign-name", kind="audit", manifest=manifest, people=reviewers,
-        per_item=per_item, seed=11, author=admin, instructions=instructions,
-    )  # fmt: skip
+        name="secret-campaign-name",
+        kind="audit",
+        manifest=manifest,
+        people=reviewers,
+        per_item=per_item,
+        seed=11,
+        author=admin,
+        instructions=instructions,
+    )
     world = World(video, release, manifest, campaign, list(reviewers), annotator, steps)
     world.secrets = [
-        scene.slug, scene.name, "laundry", video.title, "zebra-hidden-title", video.sha256,
-        annotator.username, release.name, manifest.name, campaign.name,
-        release.manifest_sha256, manifest.manifest_sha256, manifest.sample_list_sha256,
-        *(str(s.uid) for s in steps), *(s.uid.hex for s in steps), video.file.name,
-    ]  # fmt: skip
+        scene.slug,
+        scene.name,
+        "laundry",
+        video.title,
+        "zebra-hidden-title",
+        video.sha256,
+        annotator.username,
+        release.name,
+        manifest.name,
+        campaign.name,
+        release.manifest_sha256,
+        manifest.manifest_sha256,
+        manifest.sample_list_sha256,
+        *(str(s.uid) for s in steps),
+        *(s.uid.hex for s in steps),
+        video.file.name,
+    ]
     return world
 
 

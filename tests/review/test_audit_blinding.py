@@ -23,15 +23,23 @@ OTHERS_COMMENT = "tangerine-comment-of-another-reviewer"
 
 @pytest.fixture
 def reviewers(auditor, django_user_model):
-    return [auditor, _user(django_user_model, "bea", "auditor"),
-            _user(django_user_model, "cyd", "auditor")]  # fmt: skip
+    return [
+        auditor,
+        _user(django_user_model, "bea", "auditor"),
+        _user(django_user_model, "cyd", "auditor"),
+    ]
 
 
 @pytest.fixture
 def world(tmp_path, admin_user, annotator, reviewers, audit_source):
-    return build_world(tmp_path=tmp_path, admin=admin_user, annotator=annotator,
-                       reviewers=reviewers, source=audit_source,
-                       instructions="Judge carefully.")  # fmt: skip
+    return build_world(
+        tmp_path=tmp_path,
+        admin=admin_user,
+        annotator=annotator,
+        reviewers=reviewers,
+        source=audit_source,
+        instructions="Judge carefully.",
+    )
 
 
 def client_for(user) -> Client:
@@ -62,8 +70,9 @@ class Crawl:
         return response, text
 
     def post_json(self, url, data, expect):
-        response = self.client.post(url, json.dumps(data), content_type="application/json",
-                                    HTTP_ACCEPT="application/json")  # fmt: skip
+        response = self.client.post(
+            url, json.dumps(data), content_type="application/json", HTTP_ACCEPT="application/json"
+        )
         assert response.status_code == expect, (url, response.content[:300])
         self.texts.append((url, response.content.decode()))
         return response.json()
@@ -88,7 +97,7 @@ def _crawl_item(crawl: Crawl, world, reviewer, *, comment=""):
     assert re.fullmatch(r"/audit/i/[A-Za-z0-9_-]{43}/", item_url)
     token = item_url.split("/")[3]
     crawl.get(item_url)
-    _, before = crawl.get(reverse("audit:item-state", args=[token]))
+    crawl.get(reverse("audit:item-state", args=[token]))
     render_pending()
     _, before_ready = crawl.get(reverse("audit:item-state", args=[token]))
     state = json.loads(before_ready)
@@ -103,10 +112,12 @@ def _crawl_item(crawl: Crawl, world, reviewer, *, comment=""):
         for phase2 in [step.next_step, *step.plausible_next_steps]:
             assert phase2 not in text, f"phase-2 text {phase2!r} before phase 1 in {url}"
     assert not Exposure.objects.filter(person=reviewer, part="phase2").exists()
-    payload = answers("phase1", C1={"label": "invalid", "comment": comment,
-                                    "error_types": ["multi_goal_step"]})  # fmt: skip
-    after = crawl.post_json(reverse("audit:item-submit", args=[token]),
-                            {"part": "phase1", "payload": payload}, 201)  # fmt: skip
+    payload = answers(
+        "phase1", C1={"label": "invalid", "comment": comment, "error_types": ["multi_goal_step"]}
+    )
+    after = crawl.post_json(
+        reverse("audit:item-submit", args=[token]), {"part": "phase1", "payload": payload}, 201
+    )
     assert after["phase"] == "phase2" and after["context"]["next_step"]
     render_pending()
     crawl.get(reverse("audit:item-state", args=[token]))
@@ -122,7 +133,7 @@ def test_a_crawl_as_each_reviewer_finds_nothing_they_must_not_see(world, reviewe
     for reviewer in reviewers[1:]:
         crawl = Crawl(client_for(reviewer))
         token = _crawl_item(crawl, world, reviewer)
-        crawl.assert_none_of(forbidden + [reviewers[0].username])
+        crawl.assert_none_of([*forbidden, reviewers[0].username])
         # Another reviewer's token is a 404, whichever page or API it names.
         own = reverse("audit:item-state", args=[token])
         assert crawl.client.get(own).status_code == 200
@@ -138,22 +149,28 @@ def test_nobody_else_reaches_an_assignment_and_roles_are_checked(
     world, reviewers, rater, adjudicator, annotator, admin_user
 ):
     owner = client_for(reviewers[0])
-    claim = owner.post(reverse("audit:next", args=[world.campaign.pk]),
-                       HTTP_ACCEPT="application/json").json()  # fmt: skip
+    claim = owner.post(
+        reverse("audit:next", args=[world.campaign.pk]), HTTP_ACCEPT="application/json"
+    ).json()
     token = claim["url"].split("/")[3]
     urls = [claim["url"], reverse("audit:item-state", args=[token])]
     for user in (reviewers[1], rater, adjudicator, annotator, admin_user):
         client = client_for(user)
         for url in urls:
             assert client.get(url).status_code == 404, (user.username, url)
-        response = client.post(reverse("audit:item-submit", args=[token]), "{}",
-                               content_type="application/json")  # fmt: skip
+        response = client.post(
+            reverse("audit:item-submit", args=[token]), "{}", content_type="application/json"
+        )
         assert response.status_code == 404
     # Reviewers and annotators do not reach the adjudication, report or corrections pages.
     item = world.campaign.items.first()
-    staff = [reverse("audit:queue"), reverse("audit:adjudicate", args=[world.campaign.pk, item.pk]),
-             reverse("audit:reports"), reverse("audit:report", args=[world.campaign.pk]),
-             reverse("audit:corrections", args=[world.campaign.pk])]  # fmt: skip
+    staff = [
+        reverse("audit:queue"),
+        reverse("audit:adjudicate", args=[world.campaign.pk, item.pk]),
+        reverse("audit:reports"),
+        reverse("audit:report", args=[world.campaign.pk]),
+        reverse("audit:corrections", args=[world.campaign.pk]),
+    ]
     for user in (reviewers[0], rater, annotator):
         client = client_for(user)
         for url in staff:
@@ -174,10 +191,16 @@ def test_the_adjudication_page_names_reviewers_by_letter_only(world, reviewers, 
 
     step = world.steps[0]
     lines = [
-        {"kind": "decision", "reviewer": r.username, "step": str(step.uid), "criterion": "C7",
-         "label": label, "comment": f"note {label}"}
+        {
+            "kind": "decision",
+            "reviewer": r.username,
+            "step": str(step.uid),
+            "criterion": "C7",
+            "label": label,
+            "comment": f"note {label}",
+        }
         for r, label in zip(reviewers, ["valid", "invalid", "uncertain"], strict=True)
-    ]  # fmt: skip
+    ]
     decisions_load(campaign=world.campaign, lines=lines)
     item = world.campaign.items.get(sample__sample_id=step.uid)
     client = client_for(adjudicator)
@@ -189,7 +212,8 @@ def test_the_adjudication_page_names_reviewers_by_letter_only(world, reviewers, 
     for reviewer in reviewers:
         assert reviewer.username not in text.replace(adjudicator.username, "")
     assert world.annotator.username not in text.replace(adjudicator.username, "")
-    response = client.post(reverse("audit:adjudicate", args=[world.campaign.pk, item.pk]),
-                           {"label-C7": "valid"})  # fmt: skip
+    response = client.post(
+        reverse("audit:adjudicate", args=[world.campaign.pk, item.pk]), {"label-C7": "valid"}
+    )
     assert response.status_code == 302
     assert item.adjudications.get().label == "valid"

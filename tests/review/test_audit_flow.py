@@ -25,14 +25,22 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def reviewers(auditor, django_user_model):
-    return [auditor, _user(django_user_model, "bea", "auditor"),
-            _user(django_user_model, "cyd", "auditor")]  # fmt: skip
+    return [
+        auditor,
+        _user(django_user_model, "bea", "auditor"),
+        _user(django_user_model, "cyd", "auditor"),
+    ]
 
 
 @pytest.fixture
 def world(tmp_path, admin_user, annotator, reviewers, audit_source):
-    return build_world(tmp_path=tmp_path, admin=admin_user, annotator=annotator,
-                       reviewers=reviewers, source=audit_source)  # fmt: skip
+    return build_world(
+        tmp_path=tmp_path,
+        admin=admin_user,
+        annotator=annotator,
+        reviewers=reviewers,
+        source=audit_source,
+    )
 
 
 def _do(campaign, person, phase1, phase2):
@@ -47,11 +55,19 @@ def test_phase_two_cannot_be_submitted_before_phase_one(world):
     with pytest.raises(ValidationError, match="phase1"):
         submit(assignment=a, person=world.reviewers[0], part="phase2", payload=answers("phase2"))
     with pytest.raises(ValidationError):  # phase 1 must answer all five of its criteria
-        submit(assignment=a, person=world.reviewers[0], part="phase1",
-               payload={"criteria": {"C1": {"label": "valid"}}})  # fmt: skip
+        submit(
+            assignment=a,
+            person=world.reviewers[0],
+            part="phase1",
+            payload={"criteria": {"C1": {"label": "valid"}}},
+        )
     with pytest.raises(ValidationError, match="Invalid only"):
-        submit(assignment=a, person=world.reviewers[0], part="phase1",
-               payload=answers("phase1", C1={"label": "valid", "error_types": ["other"]}))  # fmt: skip
+        submit(
+            assignment=a,
+            person=world.reviewers[0],
+            part="phase1",
+            payload=answers("phase1", C1={"label": "valid", "error_types": ["other"]}),
+        )
 
 
 def test_a_three_way_split_goes_to_adjudication_and_is_resolved_apart(world, adjudicator):
@@ -69,8 +85,12 @@ def test_a_three_way_split_goes_to_adjudication_and_is_resolved_apart(world, adj
                 a = claim_next(campaign=world.campaign, person=reviewer)
                 if a is not None:
                     submit(assignment=a, person=reviewer, part="phase1", payload=answers("phase1"))
-                    submit(assignment=a, person=reviewer, part="phase2",
-                           payload=answers("phase2", C7=label))  # fmt: skip
+                    submit(
+                        assignment=a,
+                        person=reviewer,
+                        part="phase2",
+                        payload=answers("phase2", C7=label),
+                    )
         records = campaign_records(world.campaign)
         split = [i for i, r in records.items() if len(r.labels("C7")) == 3]
     item_id = split[0]
@@ -78,11 +98,13 @@ def test_a_three_way_split_goes_to_adjudication_and_is_resolved_apart(world, adj
     assert queue[item_id] == ["C7"]
     item = CampaignItem.objects.get(pk=item_id)
     with pytest.raises(ValidationError):
-        adjudicate(campaign=world.campaign, item=item, adjudicator=adjudicator,
-                   labels={"C7": "uncertain"})  # fmt: skip
+        adjudicate(
+            campaign=world.campaign, item=item, adjudicator=adjudicator, labels={"C7": "uncertain"}
+        )
     with pytest.raises(ValidationError, match="does not wait"):
-        adjudicate(campaign=world.campaign, item=item, adjudicator=adjudicator,
-                   labels={"C1": "invalid"})  # fmt: skip
+        adjudicate(
+            campaign=world.campaign, item=item, adjudicator=adjudicator, labels={"C1": "invalid"}
+        )
     adjudicate(
         campaign=world.campaign, item=item, adjudicator=adjudicator, labels={"C7": "invalid"}
     )
@@ -103,8 +125,13 @@ def _import_all(world, rows):
     for step, per_reviewer in zip(world.steps, rows, strict=True):
         for reviewer, labels in zip(world.reviewers, per_reviewer, strict=True):
             for cid, label in labels.items():
-                line = {"kind": "decision", "reviewer": reviewer.username, "step": str(step.uid),
-                        "criterion": cid, "label": label}  # fmt: skip
+                line = {
+                    "kind": "decision",
+                    "reviewer": reviewer.username,
+                    "step": str(step.uid),
+                    "criterion": cid,
+                    "label": label,
+                }
                 if label == "invalid":
                     line["error_types"] = ["outcome_visible"] if cid == "C3" else ["other"]
                 lines.append(line)
@@ -131,9 +158,11 @@ def test_the_report_of_imported_decisions_equals_hand_computed_numbers(world, tm
     out = tmp_path / "report.json"
     call_command("audit_report", world.campaign.name, "--format", "json", "-o", str(out))
     report = json.loads(out.read_text())
-    assert report["manifest"] == {"name": world.manifest.name,
-                                  "samples_sha256": world.manifest.sample_list_sha256,
-                                  "manifest_sha256": world.manifest.manifest_sha256}  # fmt: skip
+    assert report["manifest"] == {
+        "name": world.manifest.name,
+        "samples_sha256": world.manifest.sample_list_sha256,
+        "manifest_sha256": world.manifest.manifest_sha256,
+    }
     assert report["release"] == world.release.name
     c3 = next(c for c in report["criteria"] if c["id"] == "C3")
     assert (c3["valid"], c3["invalid"], c3["unresolved"], c3["n"]) == (2, 1, 1, 4)
@@ -155,8 +184,13 @@ def test_the_report_of_imported_decisions_equals_hand_computed_numbers(world, tm
 
 def test_an_import_with_any_bad_line_writes_nothing_and_names_every_line(world, tmp_path, rater):
     step = str(world.steps[0].uid)
-    good = {"kind": "decision", "reviewer": world.reviewers[0].username, "step": step,
-            "criterion": "C1", "label": "valid"}  # fmt: skip
+    good = {
+        "kind": "decision",
+        "reviewer": world.reviewers[0].username,
+        "step": step,
+        "criterion": "C1",
+        "label": "valid",
+    }
     lines = [
         good,
         {**good, "reviewer": "nobody"},
@@ -183,8 +217,15 @@ def test_export_writes_back_what_import_read(world, tmp_path, adjudicator):
         [_labels(), _labels(), _labels()] for _ in world.steps[1:]
     ]
     lines = _import_all(world, rows)
-    lines.append({"kind": "adjudication", "adjudicator": adjudicator.username,
-                  "step": str(world.steps[0].uid), "criterion": "C7", "label": "valid"})  # fmt: skip
+    lines.append(
+        {
+            "kind": "adjudication",
+            "adjudicator": adjudicator.username,
+            "step": str(world.steps[0].uid),
+            "criterion": "C7",
+            "label": "valid",
+        }
+    )
     counts = decisions_load(campaign=world.campaign, lines=lines)
     assert counts["decisions"] == 4 * 3 * 7 and counts["adjudications"] == 1
     exported = list(decisions_export(campaign=world.campaign))
@@ -214,22 +255,44 @@ def test_a_correction_makes_a_new_release_whose_parent_is_the_audited_one(world,
     }
     first, second = world.steps[0], world.steps[1]
     new_cutoff = first.cutoff_us - 300_000
-    correction_apply(campaign=world.campaign, item=items[str(first.uid)], author=admin_user,
-                     kind="move_cutoff", values={"cutoff_us": new_cutoff}, note="outcome seen")  # fmt: skip
-    correction_apply(campaign=world.campaign, item=items[str(second.uid)], author=admin_user,
-                     kind="split_step", values={"at_us": (second.start_us + second.end_us) // 2})  # fmt: skip
-    correction_apply(campaign=world.campaign, item=items[str(second.uid)], author=admin_user,
-                     kind="revise_local", values={"text": "Pick up the sponge"})  # fmt: skip
+    correction_apply(
+        campaign=world.campaign,
+        item=items[str(first.uid)],
+        author=admin_user,
+        kind="move_cutoff",
+        values={"cutoff_us": new_cutoff},
+        note="outcome seen",
+    )
+    correction_apply(
+        campaign=world.campaign,
+        item=items[str(second.uid)],
+        author=admin_user,
+        kind="split_step",
+        values={"at_us": (second.start_us + second.end_us) // 2},
+    )
+    correction_apply(
+        campaign=world.campaign,
+        item=items[str(second.uid)],
+        author=admin_user,
+        kind="revise_local",
+        values={"text": "Pick up the sponge"},
+    )
     with pytest.raises(ValidationError):
-        correction_apply(campaign=world.campaign, item=items[str(first.uid)], author=admin_user,
-                         kind="delete_step", values={})  # fmt: skip
+        correction_apply(
+            campaign=world.campaign,
+            item=items[str(first.uid)],
+            author=admin_user,
+            kind="delete_step",
+            values={},
+        )
     revision = StepRevision.objects.filter(step=first).order_by("-version").first()
     assert revision.action == "correct"
     assert world.campaign.name in revision.reason and "move_cutoff" in revision.reason
     assert Correction.objects.filter(campaign=world.campaign).count() == 3
 
-    corrected = corrected_release_freeze(campaign=world.campaign, name="secret_release_v2",
-                                         author=admin_user)  # fmt: skip
+    corrected = corrected_release_freeze(
+        campaign=world.campaign, name="secret_release_v2", author=admin_user
+    )
     assert corrected.parent_id == world.release.pk
     assert corrected.manifest_sha256 != world.release.manifest_sha256
     assert corrected.sample_list_sha256 != world.release.sample_list_sha256  # the split adds one
@@ -238,6 +301,12 @@ def test_a_correction_makes_a_new_release_whose_parent_is_the_audited_one(world,
     assert not MicroStep.objects.exclude(status=MicroStep.Status.ACTIVE).exists()
     report = campaign_report(world.campaign)
     assert report["corrections"] == {
-        "move_cutoff": 1, "split_step": 1, "revise_local": 1, "revise_procedural": 0,
-        "revise_next": 0, "add_plausible": 0, "at_least_one": 2, "deleted_steps": 0,
-    }  # fmt: skip
+        "move_cutoff": 1,
+        "split_step": 1,
+        "revise_local": 1,
+        "revise_procedural": 0,
+        "revise_next": 0,
+        "add_plausible": 0,
+        "at_least_one": 2,
+        "deleted_steps": 0,
+    }
