@@ -70,8 +70,9 @@ def synth_source(folder):
 
 
 def build_world(
-    *, tmp_path, admin, annotator, reviewers, per_item=3, instructions="", source=None
+    *, tmp_path, admin, annotator, reviewers, per_item=3, instructions="", source=None, extra=""
 ) -> World:
+    """``extra`` is appended to every label (for example a script payload)."""
     scene = Scene.objects.get_or_create(
         slug="indoor/laundry_room", defaults={"name": "Laundry Room", "setting": "indoor"}
     )[0]
@@ -89,10 +90,10 @@ def build_world(
                 cutoff_us=marks[1],
                 outcome_us=marks[2],
                 end_us=marks[3],
-                local_intent=local,
-                procedural_intent=why,
-                next_step=nxt,
-                plausible_next_steps=plausible,
+                local_intent=local + extra,
+                procedural_intent=why + extra,
+                next_step=nxt + extra,
+                plausible_next_steps=[p + extra for p in plausible],
             )
         )
     release = release_freeze(name="secret_release_v1", author=admin)
