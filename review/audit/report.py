@@ -41,13 +41,13 @@ from review.audit.criteria import (
     DEFAULT_ERROR_CODES,
     INVALID,
     LABELS,
+    UNCERTAIN,
     VALID,
 )
-from review.audit.resolution import NEEDS_ADJUDICATION, RESOLVED, resolve
+from review.audit.resolution import NEEDS_ADJUDICATION, RESOLVED, resolve_counts
 from scoring.stats import fleiss_kappa, raw_agreement, wilson_interval
 
 Z = 1.96
-_COLUMN = {label: i for i, label in enumerate(LABELS)}
 
 
 @dataclass
@@ -102,27 +102,41 @@ def audit_report(
     resolutions = {c.id: [] for c in CRITERIA}
     criteria = []
     for criterion in CRITERIA:
-        counts = np.zeros((n, len(LABELS)), dtype=np.int64)
-        complete = np.zeros(n, dtype=bool)
+        cid = criterion.id
+        rows: list[tuple[int, int, int]] = []
+        complete = []
         valid = invalid = uncertain = uncertain_labels = adjudicated = waiting = 0
-        for row, item in enumerate(items):
-            labels = item.labels.get(criterion.id, ())
+        outcomes = resolutions[cid]
+        for item in items:
+            labels = item.labels.get(cid, ())
+            v = i = u = 0
             for label in labels:
-                counts[row, _COLUMN[label]] += 1
-            complete[row] = len(labels) == required
-            u = counts[row, 2]
-            uncertain_labels += int(u)
+                if label == VALID:
+                    v += 1
+                elif label == INVALID:
+                    i += 1
+                elif label == UNCERTAIN:
+                    u += 1
+                else:
+                    raise ValueError(f"unknown label {label!r}; expected one of {LABELS}")
+            rows.append((v, i, u))
+            complete.append(v + i + u == required)
+            uncertain_labels += u
             uncertain += u >= 2
-            outcome = resolve(
-                labels, required=required, adjudication=item.adjudications.get(criterion.id)
+            outcome = resolve_counts(
+                v, i, v + i + u, required=required, adjudication=item.adjudications.get(cid)
             )
-            resolutions[criterion.id].append(outcome)
+            outcomes.append(outcome)
             if outcome.state == RESOLVED:
-                valid += outcome.label == VALID
-                invalid += outcome.label == INVALID
+                if outcome.label == VALID:
+                    valid += 1
+                else:
+                    invalid += 1
                 adjudicated += outcome.by == "adjudication"
             elif outcome.state == NEEDS_ADJUDICATION:
                 waiting += 1
+        counts = np.array(rows, dtype=np.int64).reshape(n, len(LABELS))
+        complete = np.array(complete, dtype=bool)
         table = counts[complete]
         totals = counts.sum(axis=0)
         varied = int((totals > 0).sum()) > 1

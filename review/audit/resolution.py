@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from review.audit.criteria import ADJUDICATION_LABELS, INVALID, LABELS, VALID
+from review.audit.criteria import INVALID, LABELS, VALID
 
 RESOLVED = "resolved"
 PENDING = "pending"
@@ -57,18 +57,37 @@ def majority(labels: Iterable[str]) -> str | None:
     return None
 
 
+_PENDING = Resolution(PENDING)
+_WAITING = Resolution(NEEDS_ADJUDICATION)
+_BY_MAJORITY = {VALID: Resolution(RESOLVED, VALID, "majority"),
+                INVALID: Resolution(RESOLVED, INVALID, "majority")}  # fmt: skip
+_BY_ADJUDICATION = {VALID: Resolution(RESOLVED, VALID, "adjudication"),
+                    INVALID: Resolution(RESOLVED, INVALID, "adjudication")}  # fmt: skip
+
+
+def resolve_counts(
+    valid: int, invalid: int, total: int, *, required: int, adjudication: str | None = None
+) -> Resolution:
+    """``resolve`` from the label counts (``total`` labels, of which ``valid`` and ``invalid``)."""
+    if valid >= 2 and valid > invalid:
+        return _BY_MAJORITY[VALID]
+    if invalid >= 2 and invalid > valid:
+        return _BY_MAJORITY[INVALID]
+    if total < required:
+        return _PENDING
+    if adjudication is not None:
+        try:
+            return _BY_ADJUDICATION[adjudication]
+        except KeyError:
+            raise ValueError(f"an adjudication is valid or invalid, not {adjudication!r}") from None
+    return _WAITING
+
+
 def resolve(labels: Iterable[str], *, required: int, adjudication: str | None = None) -> Resolution:
     """The state of one (item, criterion): ``labels`` are the current decisions (one per
     reviewer), ``required`` how many the campaign asks for, ``adjudication`` the adjudicator's
     label if there is one."""
     labels = list(labels)
-    found = majority(labels)
-    if found is not None:
-        return Resolution(RESOLVED, found, "majority")
-    if len(labels) < required:
-        return Resolution(PENDING)
-    if adjudication is not None:
-        if adjudication not in ADJUDICATION_LABELS:
-            raise ValueError(f"an adjudication is valid or invalid, not {adjudication!r}")
-        return Resolution(RESOLVED, adjudication, "adjudication")
-    return Resolution(NEEDS_ADJUDICATION)
+    majority(labels)  # checks the labels
+    return resolve_counts(labels.count(VALID), labels.count(INVALID), len(labels),
+                          required=required, adjudication=adjudication)  # fmt: skip

@@ -39,7 +39,7 @@ def _tab_to(page, selector: str) -> None:
 def test_a_reviewer_does_a_whole_item_from_the_keyboard(
     open_as, reviewers, tmp_path, admin_user, annotator, source
 ):
-    world = build_world(tmp_path=tmp_path, admin=admin_user, annotator=annotator,
+    build_world(tmp_path=tmp_path, admin=admin_user, annotator=annotator,
                         reviewers=reviewers, source=source)  # fmt: skip
     page = open_as(reviewers[0]).new_page()
     errors = []
