@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 
@@ -80,8 +80,8 @@ def best(fn, repeat: int = 15) -> float:
 def main() -> None:
     items = build()
     edges = [f"bin{b}" for b in range(8)]
-    scenes = {s: 200 for s in SCENES}
-    bins = {b: 377 for b in range(8)}
+    scenes = dict.fromkeys(SCENES, 200)
+    bins = dict.fromkeys(range(8), 377)
 
     def report():
         return audit_report(items, required=N_REVIEWERS, bin_labels=edges,
