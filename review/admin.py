@@ -364,3 +364,7 @@ class ManifestSampleAdmin(_ReadOnly):
     list_filter = ("manifest",)
     search_fields = ("sample_id",)
     list_select_related = ("manifest",)
+
+
+# The audit's adjudications and corrections (read-only lists).
+from review.audit import admin as _audit_admin  # noqa: E402, F401

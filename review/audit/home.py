@@ -30,7 +30,7 @@ def audit_cards(user):
         from review.audit.selectors import adjudication_count
 
         queued = adjudication_count(user)
-        if queued or ADJUDICATOR in roles:
+        if queued:
             yield HomeCard(
                 role=ADJUDICATOR if ADJUDICATOR in roles else ADMIN,
                 title="Disagreements",
@@ -41,4 +41,20 @@ def audit_cards(user):
                 count=queued,
                 count_label="criteria to adjudicate",
                 order=20,
+            )
+    if ADMIN in roles:
+        from review.campaigns.models import Campaign
+
+        audits = Campaign.objects.filter(kind="audit").count()
+        if audits:
+            yield HomeCard(
+                role=ADMIN,
+                title="Audit reports",
+                text="Validity per criterion with Wilson intervals, agreement, errors, "
+                "corrections and coverage; apply corrections and freeze the corrected release.",
+                url=reverse("audit:reports"),
+                link_text="Open the audits",
+                count=audits,
+                count_label="audit campaigns",
+                order=60,
             )

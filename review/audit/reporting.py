@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from annotation.models import MicroStep, ReleaseStep
-from review.audit.decisions import campaign_records
+from review.audit.criteria import CRITERION_IDS, INVALID
 from review.audit.kind import campaign_error_codes
 from review.audit.report import ReportItem, audit_report
 from review.sampling import DEFAULT_BIN_EDGES_US, bin_labels, bin_of
@@ -18,8 +18,8 @@ def _design(manifest) -> tuple[list[int], str]:
 
 
 def report_inputs(campaign) -> tuple[list[ReportItem], dict]:
-    from review.audit.models import Correction
-    from review.campaigns.models import CampaignItem
+    from review.audit.models import Adjudication, Correction
+    from review.campaigns.models import CampaignItem, Submission
 
     manifest = campaign.manifest
     release = manifest.release
@@ -31,38 +31,48 @@ def report_inputs(campaign) -> tuple[list[ReportItem], dict]:
         "sample__release_step__scene_slug",
         "sample__release_step__step_id",
     )
-    records = campaign_records(campaign)
+    rows = list(rows)
+    # One pass over the current submissions straight into the report's rows (no per-decision
+    # objects: this is the part that grows with items x reviewers x criteria).
+    labels: dict[int, dict[str, list[str]]] = {r[0]: {} for r in rows}
+    codes: dict[int, dict[str, set[str]]] = defaultdict(dict)
+    subs = Submission.objects.filter(campaign=campaign, superseded_by__isnull=True)
+    for item_id, payload in subs.values_list("item_id", "payload").iterator(chunk_size=2000):
+        into = labels.get(item_id)
+        if into is None:
+            continue
+        for cid, answer in (payload or {}).get("criteria", {}).items():
+            label = answer.get("label")
+            if not label or cid not in CRITERION_IDS:
+                continue
+            into.setdefault(cid, []).append(label)
+            if label == INVALID and answer.get("error_types"):
+                codes[item_id].setdefault(cid, set()).update(answer["error_types"])
+    adjudications: dict[int, dict[str, str]] = defaultdict(dict)
+    for item_id, cid, label in Adjudication.objects.filter(
+        campaign=campaign, superseded_by__isnull=True
+    ).values_list("item_id", "criterion", "label"):
+        adjudications[item_id][cid] = label
     corrections = defaultdict(set)
     for item_id, kind in Correction.objects.filter(campaign=campaign).values_list(
         "item_id", "kind"
     ):
         corrections[item_id].add(kind)
-    rows = list(rows)
     step_ids = [r[4] for r in rows if r[4] is not None]
     active = set(
         MicroStep.objects.filter(pk__in=step_ids, status=MicroStep.Status.ACTIVE).values_list(
             "pk", flat=True
         )
     )
-    items = []
-    for pk, sample_id, duration_bin, scene, step_id in rows:
-        record = records[pk]
-        errors = {
-            cid: {code for d in ds if d.label == "invalid" for code in d.error_types}
-            for cid, ds in record.decisions.items()
-        }
-        items.append(
-            ReportItem(
-                key=str(sample_id),
-                scene=scene,
-                duration_bin=duration_bin,
-                labels={cid: [d.label for d in ds] for cid, ds in record.decisions.items()},
-                adjudications=dict(record.adjudications),
-                error_codes=errors,
-                corrections=corrections.get(pk, ()),
-                deleted=step_id is not None and step_id not in active,
-            )
+    items = [
+        ReportItem(
+            key=str(sample_id), scene=scene, duration_bin=duration_bin, labels=labels[pk],
+            adjudications=adjudications.get(pk, {}), error_codes=codes.get(pk, {}),
+            corrections=corrections.get(pk, ()),
+            deleted=step_id is not None and step_id not in active,
         )
+        for pk, sample_id, duration_bin, scene, step_id in rows
+    ]  # fmt: skip
     scenes = Counter()
     bins = Counter()
     for scene, start, cutoff, end in ReleaseStep.objects.filter(release=release).values_list(

@@ -310,3 +310,62 @@ def test_a_correction_makes_a_new_release_whose_parent_is_the_audited_one(world,
         "at_least_one": 2,
         "deleted_steps": 0,
     }
+
+
+def test_the_correction_command_does_what_the_page_does(world, admin_user, capsys):
+    rows = [[_labels(C7="invalid"), _labels(C7="invalid"), _labels()]] + [
+        [_labels(), _labels(), _labels()] for _ in world.steps[1:]
+    ]
+    decisions_load(campaign=world.campaign, lines=_import_all(world, rows))
+    step = world.steps[0]
+    with pytest.raises(CommandError, match="No correction"):
+        call_command(
+            "audit_correct", world.campaign.name, "--freeze", "v2", "--user", admin_user.username
+        )
+    call_command(
+        "audit_correct",
+        world.campaign.name,
+        "--step",
+        str(step.uid),
+        "--type",
+        "add_plausible",
+        "--text",
+        "Rinse the sink",
+        "--user",
+        admin_user.username,
+    )
+    call_command(
+        "audit_correct",
+        world.campaign.name,
+        "--step",
+        str(step.uid),
+        "--type",
+        "revise_next",
+        "--text",
+        "Rinse the cup first",
+        "--user",
+        admin_user.username,
+    )
+    with pytest.raises(CommandError, match="Required"):
+        call_command(
+            "audit_correct",
+            world.campaign.name,
+            "--step",
+            str(step.uid),
+            "--type",
+            "revise_next",
+            "--user",
+            admin_user.username,
+        )
+    step.refresh_from_db()
+    assert step.next_step == "Rinse the cup first"
+    assert step.plausible_next_steps[-1] == "Rinse the sink"
+    call_command(
+        "audit_correct",
+        world.campaign.name,
+        "--freeze",
+        "secret_release_v2",
+        "--user",
+        admin_user.username,
+    )
+    assert "parent secret_release_v1" in capsys.readouterr().out
