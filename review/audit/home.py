@@ -1,31 +1,17 @@
-"""Home cards: the auditor's items waiting, the adjudicator's queue, the admin's audit reports."""
+"""Home cards: the adjudicator's queue and the admin's audit reports (a reviewer's audits come
+with the campaigns' own cards, review.campaigns.home)."""
 
 from __future__ import annotations
 
 from django.urls import reverse
 
 from studio.home import HomeCard, home_card
-from studio.roles import ADJUDICATOR, ADMIN, AUDITOR, roles_of
+from studio.roles import ADJUDICATOR, ADMIN, roles_of
 
 
 @home_card
 def audit_cards(user):
     roles = roles_of(user)
-    if AUDITOR in roles:
-        from review.audit.selectors import items_waiting_for
-
-        waiting = items_waiting_for(user)
-        if waiting:
-            yield HomeCard(
-                role=AUDITOR,
-                title="Audit",
-                text="Judge each step on seven criteria: first the clip a model sees with its "
-                "intents, then the context around it with the next step. Keys: v / i / u.",
-                url=reverse("audit:home"),
-                link_text="Start auditing",
-                count=waiting,
-                count_label="audit items waiting",
-            )
     if ADJUDICATOR in roles or ADMIN in roles:
         from review.audit.selectors import adjudication_count
 

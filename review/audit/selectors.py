@@ -8,46 +8,12 @@ Anything outside a user's scope is a 404."""
 
 from __future__ import annotations
 
-from collections import Counter
-
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.http import Http404
 
 from review.audit.kind import KIND
-from review.campaigns.models import Assignment, Campaign, CampaignItem, ItemOrder
+from review.campaigns.models import Campaign, CampaignItem
 from studio.roles import ADJUDICATOR, ADMIN, is_admin, roles_of
-from studio.services import now
-
-
-def audit_campaigns_for_reviewer(user) -> QuerySet[Campaign]:
-    if not user.is_authenticated:
-        return Campaign.objects.none()
-    return Campaign.objects.filter(kind=KIND, people=user, state=Campaign.State.OPEN)
-
-
-def waiting_in(campaign: Campaign, user) -> int:
-    """Items the user could still take in ``campaign`` (their unfinished ones included)."""
-    at = now()
-    mine = set(
-        ItemOrder.objects.filter(campaign=campaign, person=user).values_list("item_id", flat=True)
-    )
-    done = set(
-        Assignment.objects.filter(
-            campaign=campaign, person=user, state=Assignment.State.DONE
-        ).values_list("item_id", flat=True)
-    )
-    live = Q(state=Assignment.State.LEASED, lease_expires_at__gte=at)
-    taken = Counter(
-        Assignment.objects.filter(campaign=campaign, item_id__in=mine)
-        .exclude(person=user)
-        .filter(Q(committed=True) | live)
-        .values_list("item_id", flat=True)
-    )
-    return sum(1 for i in mine - done if taken[i] < campaign.per_item)
-
-
-def items_waiting_for(user) -> int:
-    return sum(waiting_in(c, user) for c in audit_campaigns_for_reviewer(user))
 
 
 def may_adjudicate(user) -> bool:

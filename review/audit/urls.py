@@ -10,8 +10,6 @@ app_name = "audit"
 ASSIGNMENT_RE = r"(?P<token>[A-Za-z0-9_-]{20,64})"
 
 urlpatterns = [
-    path("", views.audit_home, name="home"),
-    path("c/<int:campaign_id>/next/", views.audit_next, name="next"),
     re_path(rf"^i/{ASSIGNMENT_RE}/$", views.audit_item, name="item"),
     re_path(rf"^i/{ASSIGNMENT_RE}/state$", views.audit_item_state, name="item-state"),
     re_path(rf"^i/{ASSIGNMENT_RE}/draft$", views.audit_item_draft, name="item-draft"),

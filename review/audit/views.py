@@ -1,37 +1,22 @@
-"""The audit's pages. Reviewers: their campaigns, and the blind item page with its small JSON API
-(state, draft, submit, renew) reached only by the assignment's opaque token. Adjudicators: the
-queue and the side-by-side page. Admins: the report and the corrections. Every view goes through
-one access helper (``review.audit.selectors`` / ``assignment_for_or_404``); outside its scope a
-user gets a 404."""
+"""The reviewer's blind item page and its small JSON API (state, draft, submit, renew), reached
+only by the assignment's opaque token; the campaign's own page (review.campaigns) claims items.
+Every view goes through ``assignment_for_or_404``: another user's token is a 404."""
 
 from __future__ import annotations
 
 import json
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, JsonResponse
-from django.shortcuts import redirect, render
+from django.http import JsonResponse
+from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from review.audit.blind import blind_state
-from review.audit.selectors import (
-    audit_campaigns_for_reviewer,
-    waiting_in,
-)
 from review.campaigns.selectors import assignment_for_or_404
-from review.campaigns.services import (
-    CampaignClosed,
-    LeaseLost,
-    claim_next,
-    renew,
-    save_draft,
-    submit,
-)
-from studio.roles import AUDITOR, has_role
+from review.campaigns.services import CampaignClosed, LeaseLost, renew, save_draft, submit
 
 NO_STORE = {"Cache-Control": "private, no-store"}
 
@@ -58,39 +43,7 @@ def _body(request) -> dict:
     return data
 
 
-# --- reviewers ----------------------------------------------------------------------------------
-
-
-@login_required
-@require_safe
-def audit_home(request):
-    if not has_role(request.user, AUDITOR):
-        raise Http404
-    campaigns = [
-        {"id": c.pk, "instructions": c.instructions, "waiting": waiting_in(c, request.user)}
-        for c in audit_campaigns_for_reviewer(request.user).order_by("created_at", "pk")
-    ]
-    return render(request, "audit/home.html", {"campaigns": campaigns})
-
-
-@login_required
-@require_POST
-def audit_next(request, campaign_id: int):
-    campaign = audit_campaigns_for_reviewer(request.user).filter(pk=campaign_id).first()
-    if campaign is None:
-        raise Http404
-    try:
-        assignment = claim_next(campaign=campaign, person=request.user)
-    except (CampaignClosed, PermissionError):
-        raise Http404 from None
-    wants_json = "application/json" in request.headers.get("Accept", "")
-    if assignment is None:
-        if wants_json:
-            return _json({"url": None, "message": "Nothing is waiting for you in this audit."})
-        messages.info(request, "Nothing is waiting for you in this audit right now.")
-        return redirect("audit:home")
-    url = reverse("audit:item", args=[assignment.token])
-    return _json({"url": url}) if wants_json else redirect(url)
+# --- the reviewer's item (reached by token only) ---------------------------------------------
 
 
 @login_required
@@ -107,8 +60,8 @@ def audit_item(request, token: str):
                 "draft": reverse("audit:item-draft", args=[token]),
                 "submit": reverse("audit:item-submit", args=[token]),
                 "renew": reverse("audit:item-renew", args=[token]),
-                "next": reverse("audit:next", args=[assignment.campaign_id]),
-                "home": reverse("audit:home"),
+                # The campaign's page claims the next item and opens it (review.campaigns).
+                "next": reverse("campaigns:next", args=[assignment.campaign_id]),
             },
         },
     )

@@ -287,6 +287,33 @@ def _claim(campaign: Campaign, person) -> Assignment | None:
     return None
 
 
+def claimable_later(*, campaign: Campaign, person) -> int:
+    """How many items the person may still get once others finish or their leases run out:
+    allowed, not done by them, and committed to by fewer than ``per_item`` others. After
+    ``claim_next`` answered None, 0 means the person is finished; more means "wait"."""
+    committed = (
+        Assignment.objects.filter(item=OuterRef("pk"), committed=True)
+        .exclude(person=person)
+        .order_by()
+        .values("item")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return (
+        CampaignItem.objects.filter(campaign=campaign, orders__person=person)
+        .annotate(taken=Coalesce(Subquery(committed), Value(0)))
+        .filter(taken__lt=campaign.per_item)
+        .exclude(
+            Exists(
+                Assignment.objects.filter(
+                    item=OuterRef("pk"), person=person, state=Assignment.State.DONE
+                )
+            )
+        )
+        .count()
+    )
+
+
 def renew(*, assignment: Assignment, person) -> bool:
     """Extend the person's lease (activity on the page); False when they no longer hold it."""
     at = studio_services.now()

@@ -39,13 +39,13 @@ def _tab_to(page, selector: str) -> None:
 def test_a_reviewer_does_a_whole_item_from_the_keyboard(
     open_as, reviewers, tmp_path, admin_user, annotator, source
 ):
-    build_world(tmp_path=tmp_path, admin=admin_user, annotator=annotator,
+    world = build_world(tmp_path=tmp_path, admin=admin_user, annotator=annotator,
                         reviewers=reviewers, source=source)  # fmt: skip
     page = open_as(reviewers[0]).new_page()
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto("/audit/")
-    _tab_to(page, "[data-role=start]")
+    page.goto(f"/review/campaigns/{world.campaign.pk}/")
+    _tab_to(page, "main button[type=submit]")
     page.keyboard.press("Enter")
     page.wait_for_selector(".criterion.focused", timeout=15_000)
     first_url = page.url
@@ -111,8 +111,8 @@ def test_script_in_labels_and_comments_stays_inert_on_every_audit_page(
             assert "window.__xss" in page.locator("main").inner_text(), url
 
     reviewer = open_as(reviewers[0]).new_page()
-    reviewer.goto("/audit/")
-    reviewer.click("[data-role=start]")
+    reviewer.goto(f"/review/campaigns/{world.campaign.pk}/")
+    reviewer.click("main button[type=submit]")
     reviewer.wait_for_selector(".criterion.focused", timeout=15_000)
     check(reviewer, reviewer.url, "[data-role=local]")
     assert PAYLOAD in reviewer.locator("[data-role=local]").text_content()

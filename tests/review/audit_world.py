@@ -128,7 +128,7 @@ def build_world(
         annotator.username,
         release.name,
         manifest.name,
-        campaign.name,
+        # (campaign names are shown to participants by the campaign pages, so not listed)
         release.manifest_sha256,
         manifest.manifest_sha256,
         manifest.sample_list_sha256,

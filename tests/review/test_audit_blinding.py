@@ -91,9 +91,9 @@ class Crawl:
 def _crawl_item(crawl: Crawl, world, reviewer, *, comment=""):
     """Home, audit home, claim, item page, state, submit phase 1; returns (token urls, states)."""
     crawl.get("/")
-    crawl.get(reverse("audit:home"))
-    claim = crawl.post_json(reverse("audit:next", args=[world.campaign.pk]), {}, 200)
-    item_url = claim["url"]
+    campaign_page = reverse("campaigns:next", args=[world.campaign.pk])
+    crawl.get(campaign_page)
+    item_url = crawl.client.post(campaign_page)["Location"]
     assert re.fullmatch(r"/audit/i/[A-Za-z0-9_-]{43}/", item_url)
     token = item_url.split("/")[3]
     crawl.get(item_url)
@@ -149,11 +149,9 @@ def test_nobody_else_reaches_an_assignment_and_roles_are_checked(
     world, reviewers, rater, adjudicator, annotator, admin_user
 ):
     owner = client_for(reviewers[0])
-    claim = owner.post(
-        reverse("audit:next", args=[world.campaign.pk]), HTTP_ACCEPT="application/json"
-    ).json()
-    token = claim["url"].split("/")[3]
-    urls = [claim["url"], reverse("audit:item-state", args=[token])]
+    item_url = owner.post(reverse("campaigns:next", args=[world.campaign.pk]))["Location"]
+    token = item_url.split("/")[3]
+    urls = [item_url, reverse("audit:item-state", args=[token])]
     for user in (reviewers[1], rater, adjudicator, annotator, admin_user):
         client = client_for(user)
         for url in urls:
@@ -183,7 +181,7 @@ def test_nobody_else_reaches_an_assignment_and_roles_are_checked(
         assert boss.get(url).status_code == 200, url
     assert boss.get(staff[3] + "?format=json").json()["campaign"] == world.campaign.name
     # Anonymous users are sent to log in.
-    assert Client().get(claim["url"]).status_code == 302
+    assert Client().get(item_url).status_code == 302
 
 
 def test_the_adjudication_page_names_reviewers_by_letter_only(world, reviewers, adjudicator):

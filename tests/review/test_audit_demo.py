@@ -26,11 +26,9 @@ def test_the_demo_gives_the_auditor_items_and_the_adjudicator_a_queue(settings):
     client = Client()
     client.force_login(auditor)
     home = client.get("/").content.decode()
-    assert "audit items waiting" in home and 'href="/audit/"' in home
-    page = client.get("/audit/").content.decode()
-    assert "items waiting" in page and "demo-audit<" not in page and 'demo-audit"' not in page
-    claim = client.post(f"/audit/c/{campaign.pk}/next/", HTTP_ACCEPT="application/json").json()
-    assert claim["url"].startswith("/audit/i/")
+    campaign_page = f"/review/campaigns/{campaign.pk}/"
+    assert "items waiting" in home and f'href="{campaign_page}"' in home
+    assert client.post(campaign_page)["Location"].startswith("/audit/i/")
     client.force_login(adjudicator)
     home = client.get("/").content.decode()
     assert "criteria to adjudicate" in home
