@@ -91,6 +91,10 @@ def clean_answers(*, part: str, payload, codes, complete: bool) -> dict:
 
 
 def validate(*, assignment, part, payload) -> dict:
+    if part == "phase1" and assignment.submissions.filter(part="phase1").exists():
+        # Phase 1 is judged before the context is seen: once submitted (and phase 2 open) it
+        # stays as it is; only phase 2 may be changed later.
+        raise ValidationError({"part": "Phase 1 is locked once phase 2 has opened."})
     codes = campaign_error_codes(assignment.campaign)
     return clean_answers(part=part, payload=payload, codes=codes, complete=True)
 

@@ -119,8 +119,12 @@ def _crawl_item(crawl: Crawl, world, reviewer, *, comment=""):
         reverse("audit:item-submit", args=[token]), {"part": "phase1", "payload": payload}, 201
     )
     assert after["phase"] == "phase2" and after["context"]["next_step"]
+    # Phase 1 stays locked, through the generic campaign API too.
+    crawl.post_json(reverse("review:assignment-supersede", args=[token]),
+                    {"part": "phase1", "payload": answers("phase1")}, 400)  # fmt: skip
     render_pending()
     crawl.get(reverse("audit:item-state", args=[token]))
+    crawl.get(reverse("review:assignment", args=[token]))
     crawl.fetch_media()
     return token
 
