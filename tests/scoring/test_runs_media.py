@@ -47,9 +47,12 @@ def test_a_frames_request_carries_exactly_16_images_and_nothing_else(
         images = [p for p in user if p["type"] == "image_url"]
         assert len(images) == 16
         assert all(p["image_url"]["url"].startswith("data:image/png;base64,") for p in images)
-        text = json.dumps(body["messages"][0]) + user[0]["text"]
+        assert [p["type"] for p in user] == ["text"] + ["image_url"] * 16
+        # Everything sent but the image bytes: no label, scene, title or id anywhere in it.
+        text = json.dumps({**body, "messages": [body["messages"][0], user[0]]})
         for word in _forbidden(media_release):
             assert word not in text, word
+        assert len(body["messages"]) == 2 and body["model"] == "stand-in-vision"
         assert body["temperature"] == 0
     item = run.items.first()
     digest = hashlib.sha256()
