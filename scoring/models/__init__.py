@@ -1,5 +1,6 @@
-"""Scoring's tables: endpoints, prompt packages, runs with their items, judgements."""
+"""Scoring's tables: endpoints, file digests, prompt packages, runs with their items, judgements."""
 
+from scoring.models.digests import FileDigest
 from scoring.models.endpoints import Endpoint, MediaInterface
 from scoring.models.judgements import Judgement, SubjectKind
 from scoring.models.packages import PromptPackage, Purpose
@@ -7,6 +8,7 @@ from scoring.models.runs import ItemState, Outcome, Run, RunItem, RunKind, RunSt
 
 __all__ = [
     "Endpoint",
+    "FileDigest",
     "ItemState",
     "Judgement",
     "MediaInterface",
