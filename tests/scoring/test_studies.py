@@ -10,73 +10,11 @@ from django.core.management import call_command
 
 from scoring.models import Judgement, ReportCache, Run, Study, StudyRun
 from scoring.reports.study import report_csv, study_report
-from scoring.runs import run_drive
 from scoring.stats import paired_difference
 from scoring.studies import StudyError, study_advance, study_create, study_progress
+from tests.scoring.studies import CONTRAST, create_study, finish_study
 
 pytestmark = pytest.mark.django_db
-S = 1_000_000
-CONTRAST = [{"name": "scene prior", "a": "scene_only", "b": "prompt_only"}]
-
-
-@pytest.fixture
-def study_release(db, scene, make_video, annotator, admin_user):
-    """Six labelled steps over three videos in two scenes, frozen as release ``sr``."""
-    from annotation.releases import release_freeze
-    from annotation.services import step_create
-    from media.models import Scene
-
-    garden = Scene.objects.create(slug="outdoor/garden", name="Garden", setting="outdoor")
-    words = ["kettle", "mug", "spoon", "hose", "rake", "seed"]
-    for v, where in enumerate([scene, scene, garden]):
-        video = make_video(scene=where, title=f"video-{v}.mp4")
-        for i in range(2):
-            w = words[v * 2 + i]
-            step_create(
-                video=video,
-                author=annotator,
-                start_us=i * 3 * S,
-                cutoff_us=i * 3 * S + (i + 1) * S // 2,
-                outcome_us=i * 3 * S + (i + 1) * S // 2,
-                end_us=i * 3 * S + (i + 1) * S,
-                local_intent=f"Pick up the {w}",
-                procedural_intent=f"The {w} is needed next",
-                next_step=f"Put the {w} down",
-            )
-    return release_freeze(name="sr", author=admin_user)
-
-
-@pytest.fixture
-def models(make_endpoint):
-    return [make_endpoint("model-a"), make_endpoint("model-b", model="stand-in-vision-b")]
-
-
-def _create(release, models, make_endpoint, packages, name="st", **kw):
-    kw.setdefault("template", "custom")
-    kw.setdefault("conditions", ["scene_only", "prompt_only"])
-    kw.setdefault("contrasts", CONTRAST)
-    judge = kw.pop("judge", None) or make_endpoint("judge", model="stand-in-judge")
-    return study_create(
-        name=name,
-        release=release,
-        endpoints=models,
-        package=packages("frames-prediction"),
-        judge_endpoint=judge,
-        judge_package=packages("reference-judge"),
-        **kw,
-    )
-
-
-def _finish(study):
-    """Advance the study and drive its runs in this process until it is complete."""
-    for _ in range(4):
-        study_advance(study=study)
-        for sr in StudyRun.objects.filter(study=study):
-            if sr.run.status == "running":
-                run_drive(run_id=sr.run_id)
-        if study_progress(study)["stage"] == "complete":
-            return
-    raise AssertionError(study_progress(study))
 
 
 def _scores_by_hand(study, condition, model):
@@ -98,7 +36,7 @@ def _scores_by_hand(study, condition, model):
 def test_a_template_fills_conditions_contrasts_and_common_set(
     study_release, models, make_endpoint, packages
 ):
-    study = _create(
+    study = create_study(
         study_release, models, make_endpoint, packages, template="boundary", conditions=None,
         contrasts=None,
     )  # fmt: skip
@@ -129,7 +67,7 @@ def test_a_bad_study_is_refused_and_writes_nothing(
     study_release, models, make_endpoint, packages, changes, message
 ):
     with pytest.raises(StudyError, match=message):
-        _create(study_release, models, make_endpoint, packages, **changes)
+        create_study(study_release, models, make_endpoint, packages, **changes)
     assert not Study.objects.exists() and not Run.objects.exists()
 
 
@@ -153,11 +91,11 @@ def test_the_judge_package_must_be_a_reference_judge(
 def test_a_study_predicts_then_judges_each_condition_and_reports_by_hand(
     study_release, models, make_endpoint, packages, stand_in
 ):
-    study = _create(study_release, models, make_endpoint, packages, bootstrap_seed=11)
+    study = create_study(study_release, models, make_endpoint, packages, bootstrap_seed=11)
     started = study_advance(study=study)
     assert len(started["predictions"]) == 4 and started["judges"] == []
     assert study_progress(study)["stage"] == "predicting"
-    _finish(study)
+    finish_study(study)
     assert StudyRun.objects.filter(study=study, endpoint=None).count() == 2
     report = json.loads(study_report(study)[0])
     by_hand = {
@@ -197,7 +135,7 @@ def test_a_study_predicts_then_judges_each_condition_and_reports_by_hand(
 def test_a_refusal_removes_the_step_from_that_condition_for_every_model(
     study_release, models, make_endpoint, packages, stand_in
 ):
-    study = _create(study_release, models, make_endpoint, packages)
+    study = create_study(study_release, models, make_endpoint, packages)
     stand_in.rules(
         {
             "model": "stand-in-vision-b",
@@ -206,7 +144,7 @@ def test_a_refusal_removes_the_step_from_that_condition_for_every_model(
             "action": {"status": 400, "code": "content_filter"},
         }
     )
-    _finish(study)
+    finish_study(study)
     refused = Run.objects.get(name="st.scene_only.model-b").items.get(outcome="refusal")
     report = json.loads(study_report(study)[0])
     ex = {e["condition"]: e for e in report["exclusions"]}
@@ -237,10 +175,10 @@ def test_a_second_study_on_the_same_inputs_makes_no_call(
     study_release, models, make_endpoint, packages, stand_in
 ):
     judge = make_endpoint("judge", model="stand-in-judge")
-    _finish(_create(study_release, models, make_endpoint, packages, judge=judge))
+    finish_study(create_study(study_release, models, make_endpoint, packages, judge=judge))
     before = stand_in.stats()["requests"]
-    again = _create(study_release, models, make_endpoint, packages, name="st2", judge=judge)
-    _finish(again)
+    again = create_study(study_release, models, make_endpoint, packages, name="st2", judge=judge)
+    finish_study(again)
     assert stand_in.stats()["requests"] == before
     progress = study_progress(again)
     assert progress["predictions"]["cached"] == 24 == progress["judgements"]["cached"]
@@ -249,8 +187,8 @@ def test_a_second_study_on_the_same_inputs_makes_no_call(
 def test_the_report_is_cached_by_its_inputs_and_identical_on_recompute(
     study_release, models, make_endpoint, packages, stand_in
 ):
-    study = _create(study_release, models, make_endpoint, packages)
-    _finish(study)
+    study = create_study(study_release, models, make_endpoint, packages)
+    finish_study(study)
     first, cached = study_report(study)
     assert not cached
     second, cached = study_report(study)
@@ -265,8 +203,8 @@ def test_the_report_is_cached_by_its_inputs_and_identical_on_recompute(
 
 
 def test_csv_tables_carry_the_provenance(study_release, models, make_endpoint, packages, stand_in):
-    study = _create(study_release, models, make_endpoint, packages)
-    _finish(study)
+    study = create_study(study_release, models, make_endpoint, packages)
+    finish_study(study)
     report = json.loads(study_report(study)[0])
     for table in ("effects", "conditions", "exclusions"):
         text = report_csv(report, table)
@@ -305,7 +243,7 @@ def test_commands_create_run_and_report(
     study = Study.objects.get(name="cmd")
     call_command("study_run", "cmd")
     assert "predicting" in capsys.readouterr().out
-    _finish(study)
+    finish_study(study)
     call_command("study_run", "cmd", "--json")
     assert json.loads(capsys.readouterr().out)["stage"] == "complete"
     call_command("study_report", "cmd", "--format", "csv", "--table", "conditions")
