@@ -142,3 +142,56 @@ def study_report_download(request, study_id: int, fmt: str):
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     response["X-Content-Type-Options"] = "nosniff"
     return response
+
+
+@login_required
+@require_safe
+def leaderboard_page(request):
+    from annotation.models import Release
+    from review.models import Manifest
+    from scoring.reports.leaderboard import COLUMNS, leaderboard, leaderboard_csv
+
+    if not is_admin(request.user):
+        raise Http404
+    releases = Release.objects.filter(frozen_at__isnull=False).order_by("name")
+    manifests = Manifest.objects.filter(frozen_at__isnull=False).order_by("name")
+    release = manifest = None
+    if request.GET.get("manifest"):
+        manifest = manifests.filter(name=request.GET["manifest"]).first()
+        if manifest is None:
+            raise Http404("No such manifest.")
+    elif request.GET.get("release"):
+        release = releases.filter(name=request.GET["release"]).first()
+        if release is None:
+            raise Http404("No such release.")
+    condition = request.GET.get("condition", "official")
+    context = {"releases": releases, "manifests": manifests, "condition": condition}
+    if release is None and manifest is None:
+        return render(request, "scoring/leaderboard.html", context)
+    text, _ = leaderboard(release=release, manifest=manifest, condition=condition)
+    fmt = request.GET.get("format")
+    if fmt in ("json", "csv"):
+        if fmt == "json":
+            response = HttpResponse(text, content_type="application/json; charset=utf-8")
+        else:
+            table = request.GET.get("table", "models")
+            if table not in ("models", "scenes"):
+                raise Http404
+            response = HttpResponse(
+                leaderboard_csv(json.loads(text), table), content_type="text/csv; charset=utf-8"
+            )
+        subject = (manifest or release).name
+        response["Content-Disposition"] = f'attachment; filename="leaderboard-{subject}.{fmt}"'
+        response["X-Content-Type-Options"] = "nosniff"
+        return response
+    from scoring.reports.views import leaderboard_context
+
+    sort = request.GET.get("sort", "overall")
+    if sort not in COLUMNS:
+        sort = "overall"
+    context.update(leaderboard_context(json.loads(text), sort=sort))
+    context["subject"] = {
+        "kind": "manifest" if manifest else "release",
+        "name": (manifest or release).name,
+    }
+    return render(request, "scoring/leaderboard.html", context)

@@ -26,6 +26,7 @@ urlpatterns = [
         study_views.study_report_download,
         name="study-report-download",
     ),
+    path("leaderboard/", study_views.leaderboard_page, name="leaderboard"),
     # Only the token: a model server fetching a clip learns nothing else from the URL.
     re_path(
         r"^model-media/(?P<token>[A-Za-z0-9_-]{20,64})$", views.model_media, name="model-media"

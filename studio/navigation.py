@@ -21,6 +21,7 @@ NAV_LINKS = (
     NavLink("Videos", "annotation:video-list", frozenset({ANNOTATOR, ADJUDICATOR, ADMIN})),
     NavLink("Runs", "scoring:run-list", frozenset({ADMIN})),
     NavLink("Studies", "scoring:study-list", frozenset({ADMIN})),
+    NavLink("Leaderboard", "scoring:leaderboard", frozenset({ADMIN})),
     NavLink("Admin", "admin:index", frozenset({ADMIN})),
     NavLink("API", "api-docs", frozenset({ADMIN})),
 )

@@ -94,3 +94,71 @@ def report_context(study, report: dict, request=None) -> dict:
         "provenance": report["provenance"],
         "tables": ("effects", "conditions", "exclusions"),
     }
+
+
+SORTABLE = {
+    "model": "Model",
+    "group": "Group",
+    "ok": "ok",
+    "local": "Local",
+    "procedural": "Procedural",
+    "next": "Next",
+    "overall": "Overall",
+    "gf": "GF",
+    "hic": "HIC",
+    "tpc": "TPC",
+    "npf": "NPF",
+    "diagnostic_average": "Diagnostic avg.",
+}
+NUMBERS = ("local", "procedural", "next", "overall", "gf", "hic", "tpc", "npf")
+
+
+def leaderboard_context(board: dict, sort: str = "overall") -> dict:
+    text_sort = sort in ("model", "group")
+
+    def key(r):
+        v = r.get(sort)
+        if text_sort:
+            return (str(v), r["model"])
+        return (v is None, -(v or 0), r["model"])
+
+    rows = []
+    for r in sorted(board["models"], key=key):
+        rows.append(
+            {
+                **r,
+                "numbers": [fmt(r[k]) for k in NUMBERS],
+                "diagnostic_text": fmt(r["diagnostic_average"]),
+                "failures": r["parse_failure"] + r["refusal"] + r["api_error"] + r["pending"],
+            }
+        )
+    scenes = sorted({s["scene"] for s in board["scenes"]})
+    by = {(s["model"], s["scene"]): s for s in board["scenes"]}
+    scene_rows = [
+        {
+            "model": r["model"],
+            "cells": [
+                fmt(by[(r["model"], s)]["overall"]) if (r["model"], s) in by else "—"
+                for s in scenes
+            ],
+        }
+        for r in rows
+    ]
+    c = board["correlation"]
+    return {
+        "board": board,
+        "rows": rows,
+        "groups": [
+            ("closed", [r for r in rows if r["group"] == "closed"]),
+            ("open", [r for r in rows if r["group"] == "open"]),
+        ],
+        "sortable": SORTABLE,
+        "sort": sort,
+        "scenes": scenes,
+        "scene_rows": scene_rows,
+        "correlation": {
+            **c,
+            "pearson_text": fmt(c["pearson"]),
+            "spearman_text": fmt(c["spearman"]),
+        },
+    }

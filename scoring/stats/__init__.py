@@ -13,7 +13,7 @@ from .bootstrap import (
     clustered_bootstrap_rows,
     paired_difference,
 )
-from .estimands import ALL_MODELS, Contrast, group_means, study_estimates
+from .estimands import ALL_MODELS, Contrast, group_means, rank_correlations, study_estimates
 from .intervals import wilson_interval
 from .judge import judge_agreement
 from .scoretable import (
@@ -48,6 +48,7 @@ __all__ = [
     "macro_mean",
     "normalized_entropy",
     "paired_difference",
+    "rank_correlations",
     "raw_agreement",
     "set_similarity",
     "study_estimates",

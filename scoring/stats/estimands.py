@@ -231,3 +231,17 @@ def benchmark_means(values, scenes, videos) -> dict[str, np.ndarray]:
     """Full-benchmark means of every row of ``values`` (S, N) where missing already counts 0
     (:func:`~scoring.stats.scoretable.benchmark_values`): micro, scene- and video-macro."""
     return group_means(values, scenes, videos)
+
+
+def rank_correlations(x, y) -> tuple[float | None, float | None]:
+    """Pearson and Spearman correlation of two model-level series (appendix C.4: Overall against
+    the diagnostic average). ``None`` for fewer than three pairs or no variation."""
+    from scipy import stats
+
+    a = np.asarray(x, dtype=np.float64)
+    b = np.asarray(y, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("x and y must be 1-D of the same length")
+    if a.size < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return None, None
+    return _clean(stats.pearsonr(a, b)[0]), _clean(stats.spearmanr(a, b)[0])
