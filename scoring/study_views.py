@@ -114,11 +114,27 @@ def _report(study) -> dict:
 @login_required
 @require_safe
 def study_report_page(request, study_id: int):
+    from django.urls import reverse
+
+    from scoring.reports.charts import STUDY_CHARTS, chart_alt
     from scoring.reports.views import report_context
 
     study = study_for_or_404(request.user, study_id)
     report = _report(study)
-    return render(request, "scoring/study_report.html", report_context(study, report, request))
+    context = report_context(study, report, request)
+    charts = []
+    for name, build in STUDY_CHARTS.items():
+        spec = build(report)
+        charts.append(
+            {
+                "title": spec["title"],
+                "alt": chart_alt(name, spec),
+                "svg_url": reverse("scoring:study-chart", args=[study.pk, name, "svg"]),
+                "spec_url": reverse("scoring:study-chart", args=[study.pk, name, "json"]),
+            }
+        )
+    context["charts"] = charts
+    return render(request, "scoring/study_report.html", context)
 
 
 @login_required
@@ -144,31 +160,51 @@ def study_report_download(request, study_id: int, fmt: str):
     return response
 
 
-@login_required
-@require_safe
-def leaderboard_page(request):
+def _leaderboard_subject(request):
+    """(release, manifest, condition) from the query; 404 for a name that is not frozen."""
     from annotation.models import Release
     from review.models import Manifest
-    from scoring.reports.leaderboard import COLUMNS, leaderboard, leaderboard_csv
 
     if not is_admin(request.user):
         raise Http404
-    releases = Release.objects.filter(frozen_at__isnull=False).order_by("name")
-    manifests = Manifest.objects.filter(frozen_at__isnull=False).order_by("name")
     release = manifest = None
     if request.GET.get("manifest"):
-        manifest = manifests.filter(name=request.GET["manifest"]).first()
+        manifest = Manifest.objects.filter(
+            name=request.GET["manifest"], frozen_at__isnull=False
+        ).first()
         if manifest is None:
             raise Http404("No such manifest.")
     elif request.GET.get("release"):
-        release = releases.filter(name=request.GET["release"]).first()
+        release = Release.objects.filter(
+            name=request.GET["release"], frozen_at__isnull=False
+        ).first()
         if release is None:
             raise Http404("No such release.")
-    condition = request.GET.get("condition", "official")
-    context = {"releases": releases, "manifests": manifests, "condition": condition}
+    return release, manifest, request.GET.get("condition", "official")
+
+
+@login_required
+@require_safe
+def leaderboard_page(request):
+    from django.urls import reverse
+    from django.utils.http import urlencode
+
+    from annotation.models import Release
+    from review.models import Manifest
+    from scoring.reports.charts import LEADERBOARD_CHARTS, chart_alt
+    from scoring.reports.leaderboard import COLUMNS, leaderboard, leaderboard_csv
+    from scoring.reports.views import leaderboard_context
+
+    release, manifest, condition = _leaderboard_subject(request)
+    context = {
+        "releases": Release.objects.filter(frozen_at__isnull=False).order_by("name"),
+        "manifests": Manifest.objects.filter(frozen_at__isnull=False).order_by("name"),
+        "condition": condition,
+    }
     if release is None and manifest is None:
         return render(request, "scoring/leaderboard.html", context)
     text, _ = leaderboard(release=release, manifest=manifest, condition=condition)
+    subject = {"kind": "manifest" if manifest else "release", "name": (manifest or release).name}
     fmt = request.GET.get("format")
     if fmt in ("json", "csv"):
         if fmt == "json":
@@ -180,18 +216,67 @@ def leaderboard_page(request):
             response = HttpResponse(
                 leaderboard_csv(json.loads(text), table), content_type="text/csv; charset=utf-8"
             )
-        subject = (manifest or release).name
-        response["Content-Disposition"] = f'attachment; filename="leaderboard-{subject}.{fmt}"'
+        name = f"leaderboard-{subject['name']}.{fmt}"
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
         response["X-Content-Type-Options"] = "nosniff"
         return response
-    from scoring.reports.views import leaderboard_context
-
     sort = request.GET.get("sort", "overall")
-    if sort not in COLUMNS:
-        sort = "overall"
-    context.update(leaderboard_context(json.loads(text), sort=sort))
-    context["subject"] = {
-        "kind": "manifest" if manifest else "release",
-        "name": (manifest or release).name,
-    }
+    board = json.loads(text)
+    context.update(leaderboard_context(board, sort=sort if sort in COLUMNS else "overall"))
+    context["subject"] = subject
+    query = urlencode({subject["kind"]: subject["name"], "condition": condition})
+    context["charts"] = [
+        {
+            "title": spec["title"],
+            "alt": chart_alt(name, spec),
+            "svg_url": reverse("scoring:leaderboard-chart", args=[name, "svg"]) + "?" + query,
+            "spec_url": reverse("scoring:leaderboard-chart", args=[name, "json"]) + "?" + query,
+        }
+        for name, spec in ((n, build(board)) for n, build in LEADERBOARD_CHARTS.items())
+        if board["models"]
+    ]
     return render(request, "scoring/leaderboard.html", context)
+
+
+@login_required
+@require_safe
+def leaderboard_chart(request, name: str, fmt: str):
+    from scoring.reports.charts import LEADERBOARD_CHARTS
+    from scoring.reports.leaderboard import leaderboard
+
+    release, manifest, condition = _leaderboard_subject(request)
+    if (release is None and manifest is None) or name not in LEADERBOARD_CHARTS:
+        raise Http404
+    text, _ = leaderboard(release=release, manifest=manifest, condition=condition)
+    spec = LEADERBOARD_CHARTS[name](json.loads(text))
+    return _chart_response(spec, fmt, f"leaderboard-{(manifest or release).name}-{name}")
+
+
+def _chart_response(spec: dict, fmt: str, name: str) -> HttpResponse:
+    from scoring.reports.charts import chart_svg
+
+    if fmt == "svg":
+        response = HttpResponse(chart_svg(spec), content_type="image/svg+xml; charset=utf-8")
+        # An SVG opened on its own runs nothing and loads nothing.
+        response["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"
+    elif fmt == "json":
+        response = HttpResponse(
+            json.dumps(spec, indent=2, sort_keys=True, ensure_ascii=False),
+            content_type="application/json; charset=utf-8",
+        )
+        response["Content-Disposition"] = f'attachment; filename="{name}.vl.json"'
+    else:
+        raise Http404
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+@login_required
+@require_safe
+def study_chart(request, study_id: int, name: str, fmt: str):
+    from scoring.reports.charts import STUDY_CHARTS
+
+    study = study_for_or_404(request.user, study_id)
+    if name not in STUDY_CHARTS:
+        raise Http404
+    return _chart_response(STUDY_CHARTS[name](_report(study)), fmt, f"{study.name}-{name}")

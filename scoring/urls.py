@@ -26,7 +26,17 @@ urlpatterns = [
         study_views.study_report_download,
         name="study-report-download",
     ),
+    path(
+        "studies/<int:study_id>/charts/<slug:name>.<slug:fmt>",
+        study_views.study_chart,
+        name="study-chart",
+    ),
     path("leaderboard/", study_views.leaderboard_page, name="leaderboard"),
+    path(
+        "leaderboard/charts/<slug:name>.<slug:fmt>",
+        study_views.leaderboard_chart,
+        name="leaderboard-chart",
+    ),
     # Only the token: a model server fetching a clip learns nothing else from the URL.
     re_path(
         r"^model-media/(?P<token>[A-Za-z0-9_-]{20,64})$", views.model_media, name="model-media"

@@ -121,6 +121,11 @@ def test_command_and_page(client, admin_user, rater, study_release, board_runs, 
     data = client.get(url, {"release": "sr", "condition": "prompt_only", "format": "json"})
     assert json.loads(data.content)["condition"] == "prompt_only"
     assert client.get(url, {"release": "nope"}).status_code == 404
+    chart = reverse("scoring:leaderboard-chart", args=["bars", "svg"])
+    svg = client.get(chart, {"release": "sr", "condition": "prompt_only"})
+    assert svg.status_code == 200 and svg.content.startswith(b"<svg")
+    assert client.get(chart).status_code == 404  # no set named
     client.force_login(rater)
     assert client.get(url, {"release": "sr"}).status_code == 404
     assert client.get(url).status_code == 404
+    assert client.get(chart, {"release": "sr", "condition": "prompt_only"}).status_code == 404

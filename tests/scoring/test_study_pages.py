@@ -108,3 +108,22 @@ def test_nobody_but_admins_reaches_a_study(client, request, done, role):
     ]:
         assert client.get(reverse(name, args=args)).status_code == 404, name
     assert client.post(reverse("scoring:study-run", args=[done.pk])).status_code == 404
+
+
+def test_charts_are_svg_images_with_their_specs(client, admin_user, done):
+    client.force_login(admin_user)
+    page = client.get(reverse("scoring:study-report", args=[done.pk])).content.decode()
+    for name in ("forest", "profiles"):
+        svg_url = reverse("scoring:study-chart", args=[done.pk, name, "svg"])
+        assert f'<img src="{svg_url}"' in page
+        response = client.get(svg_url)
+        assert response["Content-Type"].startswith("image/svg+xml")
+        assert response.content.startswith(b"<svg") and b"<script" not in response.content
+        assert "default-src 'none'" in response["Content-Security-Policy"]
+        spec = json.loads(
+            client.get(reverse("scoring:study-chart", args=[done.pk, name, "json"])).content
+        )
+        assert spec["$schema"].endswith("vega-lite/v5.json") and spec["title"]
+    assert (
+        client.get(reverse("scoring:study-chart", args=[done.pk, "pie", "svg"])).status_code == 404
+    )
