@@ -116,7 +116,7 @@ def _report(study) -> dict:
 def study_report_page(request, study_id: int):
     from django.urls import reverse
 
-    from scoring.reports.charts import STUDY_CHARTS, chart_alt
+    from scoring.reports.charts import STUDY_CHARTS, chart_alt, chart_points
     from scoring.reports.views import report_context
 
     study = study_for_or_404(request.user, study_id)
@@ -125,6 +125,8 @@ def study_report_page(request, study_id: int):
     charts = []
     for name, build in STUDY_CHARTS.items():
         spec = build(report)
+        if not chart_points(spec):
+            continue
         charts.append(
             {
                 "title": spec["title"],
@@ -191,7 +193,7 @@ def leaderboard_page(request):
 
     from annotation.models import Release
     from review.models import Manifest
-    from scoring.reports.charts import LEADERBOARD_CHARTS, chart_alt
+    from scoring.reports.charts import LEADERBOARD_CHARTS, chart_alt, chart_points
     from scoring.reports.leaderboard import COLUMNS, leaderboard, leaderboard_csv
     from scoring.reports.views import leaderboard_context
 
@@ -233,7 +235,7 @@ def leaderboard_page(request):
             "spec_url": reverse("scoring:leaderboard-chart", args=[name, "json"]) + "?" + query,
         }
         for name, spec in ((n, build(board)) for n, build in LEADERBOARD_CHARTS.items())
-        if board["models"]
+        if chart_points(spec)
     ]
     return render(request, "scoring/leaderboard.html", context)
 
@@ -253,8 +255,10 @@ def leaderboard_chart(request, name: str, fmt: str):
 
 
 def _chart_response(spec: dict, fmt: str, name: str) -> HttpResponse:
-    from scoring.reports.charts import chart_svg
+    from scoring.reports.charts import chart_points, chart_svg
 
+    if not chart_points(spec):
+        raise Http404("Nothing to draw yet.")
     if fmt == "svg":
         response = HttpResponse(chart_svg(spec), content_type="image/svg+xml; charset=utf-8")
         # An SVG opened on its own runs nothing and loads nothing.

@@ -105,31 +105,31 @@ def leaderboard_bars(board: dict) -> dict:
         for d in ("gf", "hic", "tpc", "npf")
         if r[d] is not None
     ]
+    layers = [
+        {
+            "data": {"values": bars},
+            "mark": {"type": "bar", "color": "#8aa9c9"},
+            "encoding": {
+                "x": {"field": "model", "type": "nominal", "sort": order, "title": None},
+                "y": {"field": "overall", "type": "quantitative", "title": "score"},
+            },
+        }
+    ]
+    if lines:  # an empty layer leaves Vega without a domain
+        layers.append(
+            {
+                "data": {"values": lines},
+                "mark": {"type": "line", "point": True},
+                "encoding": {
+                    "x": {"field": "model", "type": "nominal", "sort": order},
+                    "y": {"field": "score", "type": "quantitative"},
+                    "color": {"field": "diagnostic", "type": "nominal", "title": None},
+                },
+            }
+        )
     return _spec(
         "Overall (bars) and the video judge's diagnostics (lines) per model",
-        {
-            "width": 620,
-            "height": 300,
-            "layer": [
-                {
-                    "data": {"values": bars},
-                    "mark": {"type": "bar", "color": "#8aa9c9"},
-                    "encoding": {
-                        "x": {"field": "model", "type": "nominal", "sort": order, "title": None},
-                        "y": {"field": "overall", "type": "quantitative", "title": "score"},
-                    },
-                },
-                {
-                    "data": {"values": lines},
-                    "mark": {"type": "line", "point": True},
-                    "encoding": {
-                        "x": {"field": "model", "type": "nominal", "sort": order},
-                        "y": {"field": "score", "type": "quantitative"},
-                        "color": {"field": "diagnostic", "type": "nominal", "title": None},
-                    },
-                },
-            ],
-        },
+        {"width": 620, "height": 300, "layer": layers},
     )
 
 
@@ -153,10 +153,15 @@ STUDY_CHARTS = {"forest": forest, "profiles": profiles}
 LEADERBOARD_CHARTS = {"bars": leaderboard_bars, "scenes": scene_heatmap}
 
 
-def chart_alt(name: str, spec: dict) -> str:
+def chart_points(spec: dict) -> int:
     rows = spec.get("data", {}).get("values")
     if rows is None:
         rows = [v for layer in spec.get("layer", []) for v in layer["data"]["values"]]
+    return len(rows)
+
+
+def chart_alt(name: str, spec: dict) -> str:
+    rows = range(chart_points(spec))
     return f"{spec['title']}: {len(rows)} data points; the same numbers are in the tables below."
 
 
