@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST, require_safe
 from scoring.forms import StudyForm
 from scoring.models import Study
 from scoring.reports.study import TABLES, report_csv, study_report
+from scoring.runs import RunError
 from scoring.studies import StudyError, study_create, study_progress, study_start
 from scoring.studies.services import study_advance
 from studio.roles import is_admin
@@ -89,7 +90,10 @@ def study_detail(request, study_id: int):
 def study_progress_fragment(request, study_id: int):
     study = study_for_or_404(request.user, study_id)
     if study.study_runs.exists():
-        study_advance(study=study, user=request.user)  # judges start as soon as they can
+        try:
+            study_advance(study=study, user=request.user)  # judges start as soon as they can
+        except RunError as exc:
+            messages.error(request, str(exc))
     return render(request, "scoring/_study_progress.html", _progress_context(study))
 
 

@@ -19,12 +19,16 @@ def drive_run(run_id: int) -> int:
 @shared_task(name="scoring.studies.advance")
 def advance_study(study_id: int) -> bool:
     from scoring.models import Study
+    from scoring.runs import RunError
     from scoring.studies.services import study_advance, study_follow, study_runs_open
 
     study = Study.objects.filter(pk=study_id).first()
     if study is None:
         return False
-    study_advance(study=study)
+    try:
+        study_advance(study=study)
+    except RunError:  # shown on the study's page and by study_run; nothing more to do here
+        return False
     if study_runs_open(study):
         study_follow(study)
         return True

@@ -166,10 +166,16 @@ def _links(study: Study) -> dict[tuple[str, int | None], StudyRun]:
     return {(sr.condition, sr.endpoint_id): sr for sr in study.study_runs.select_related("run")}
 
 
+@transaction.atomic
 def study_advance(*, study: Study, user=None, retry: bool = False) -> dict:
     """Start what is missing: the prediction run of every (condition, model), and the judge run
     of every condition whose prediction runs are all finished. With ``retry``, runs that exist
-    are resumed (their ``api_error`` items are tried again). Returns what was started."""
+    are resumed (their ``api_error`` items are tried again). Returns what was started.
+
+    One advance at a time per study (a row lock; the page, the command and the follow-up task
+    may all try at once): the next one sees what the first created. A run that cannot start
+    undoes the whole advance."""
+    Study.objects.select_for_update().filter(pk=study.pk).first()
     started = {"predictions": [], "judges": [], "nothing_to_judge": []}
     links = _links(study)
     endpoints = study.models_in_order()
@@ -178,19 +184,18 @@ def study_advance(*, study: Study, user=None, retry: bool = False) -> dict:
         for endpoint in endpoints:
             link = links.get((condition, endpoint.pk))
             if link is None:
-                with transaction.atomic():
-                    run = run_predict(
-                        name=run_name(study, condition, endpoint),
-                        endpoint=endpoint,
-                        package=study.package,
-                        condition=condition,
-                        release=study.release,
-                        manifest=study.manifest,
-                        user=user,
-                    )
-                    StudyRun.objects.create(
-                        study=study, condition=condition, endpoint=endpoint, run=run
-                    )
+                run = run_predict(
+                    name=run_name(study, condition, endpoint),
+                    endpoint=endpoint,
+                    package=study.package,
+                    condition=condition,
+                    release=study.release,
+                    manifest=study.manifest,
+                    user=user,
+                )
+                StudyRun.objects.create(
+                    study=study, condition=condition, endpoint=endpoint, run=run
+                )
                 started["predictions"].append(run.name)
             else:
                 run = link.run
@@ -209,18 +214,17 @@ def study_advance(*, study: Study, user=None, retry: bool = False) -> dict:
         if not any(r.items.filter(outcome="ok").exists() for r in runs):
             started["nothing_to_judge"].append(condition)
             continue
-        with transaction.atomic():
-            judge_run = judge_start(
-                name=run_name(study, condition, None),
-                kind=RunKind.REFERENCE,
-                endpoint=study.judge_endpoint,
-                package=study.judge_package,
-                runs=runs,
-                unit=study.judge_unit,
-                seed=study.judge_seed,
-                user=user,
-            )
-            StudyRun.objects.create(study=study, condition=condition, endpoint=None, run=judge_run)
+        judge_run = judge_start(
+            name=run_name(study, condition, None),
+            kind=RunKind.REFERENCE,
+            endpoint=study.judge_endpoint,
+            package=study.judge_package,
+            runs=runs,
+            unit=study.judge_unit,
+            seed=study.judge_seed,
+            user=user,
+        )
+        StudyRun.objects.create(study=study, condition=condition, endpoint=None, run=judge_run)
         started["judges"].append(judge_run.name)
     return started
 

@@ -10,6 +10,7 @@ from django.core.management import call_command
 
 from scoring.models import Judgement, ReportCache, Run, Study, StudyRun
 from scoring.reports.study import report_csv, study_report
+from scoring.runs import run_drive
 from scoring.stats import paired_difference
 from scoring.studies import StudyError, study_advance, study_create, study_progress
 from tests.scoring.studies import CONTRAST, create_study, finish_study
@@ -254,3 +255,20 @@ def test_commands_create_run_and_report(
 def _write(path, data):
     path.write_text(json.dumps(data))
     return path
+
+
+def test_the_follow_up_task_advances_the_study_while_its_runs_work(
+    study_release, models, make_endpoint, packages, stand_in
+):
+    from scoring.tasks import advance_study
+
+    study = create_study(study_release, models, make_endpoint, packages)
+    assert advance_study(study.pk) is True  # runs started and still working: look again later
+    assert study.study_runs.count() == 4
+    for sr in StudyRun.objects.filter(study=study):
+        run_drive(run_id=sr.run_id)
+    assert advance_study(study.pk) is True  # the judges just started
+    for sr in StudyRun.objects.filter(study=study, endpoint=None):
+        run_drive(run_id=sr.run_id)
+    assert advance_study(study.pk) is False and study_progress(study)["stage"] == "complete"
+    assert advance_study(999_999) is False
