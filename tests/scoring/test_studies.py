@@ -272,3 +272,27 @@ def test_the_follow_up_task_advances_the_study_while_its_runs_work(
         run_drive(run_id=sr.run_id)
     assert advance_study(study.pk) is False and study_progress(study)["stage"] == "complete"
     assert advance_study(999_999) is False
+
+
+def test_the_export_holds_every_record_and_checks_with_sha256sum(
+    study_release, models, make_endpoint, packages, stand_in, tmp_path
+):
+    import shutil
+    import subprocess
+
+    sha256sum = shutil.which("sha256sum")
+    study = create_study(study_release, models, make_endpoint, packages)
+    finish_study(study)
+    call_command("study_export", "st", str(tmp_path / "out"))
+    out = tmp_path / "out"
+    predictions = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
+    judgements = [json.loads(x) for x in (out / "judgements.jsonl").read_text().splitlines()]
+    assert len(predictions) == 24 and {p["format"] for p in predictions} == {
+        "intent-studio.prediction/1"
+    }
+    assert len(judgements) == 24 and all(j["judgement_outcome"] == "ok" for j in judgements)
+    assert json.loads((out / "report.json").read_text())["study"] == "st"
+    check = subprocess.run([sha256sum, "-c", "SHA256SUMS"], cwd=out, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    (out / "report.json").write_text("{}")
+    assert subprocess.run([sha256sum, "-c", "SHA256SUMS"], cwd=out).returncode != 0
