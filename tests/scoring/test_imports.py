@@ -120,3 +120,63 @@ def test_a_bad_line_names_its_number_and_nothing_is_written(
             "import_predictions", "bad", str(path), "--release", "sr", "--condition",
             "official", "--endpoint", "model-a",
         )  # fmt: skip
+
+
+def test_judgements_made_elsewhere_score_like_ours(
+    study_release, models, packages, exported, make_endpoint, tmp_path
+):
+    ours, _ = exported
+    judge_endpoint = make_endpoint("judge", model="stand-in-judge")
+    judge = judge_start(
+        name="our-judge",
+        kind="reference",
+        endpoint=judge_endpoint,
+        package=packages("reference-judge"),
+        runs=[ours],
+    )
+    run_drive(run_id=judge.pk)
+    path = tmp_path / "judged.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in run_lines(judge)))
+    ours_board = json.loads(leaderboard(release=study_release, condition="prompt_only")[0])
+    Run.objects.filter(pk=judge.pk).update(name="our-judge-old")
+    judge.sources.clear()  # only the imported judge run judges `ours` now
+    call_command(
+        "import_judgements", "their-judge", str(path), "--run", "ours", "--endpoint", "judge"
+    )
+    imported = Run.objects.get(name="their-judge")
+    assert imported.judgements.count() == 6 and imported.status == "finished"
+    board = json.loads(leaderboard(release=study_release, condition="prompt_only")[0])
+    assert board["models"][0]["reference_judge"] == "their-judge"
+    assert board["models"][0]["overall"] == pytest.approx(ours_board["models"][0]["overall"])
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda r: r.update(subject={"kind": "human", "key": "x"}), "human baseline"),
+        (lambda r: r["subject"].update(run="other"), "not one of the --run"),
+        (lambda r: r["subject"].update(sample="nope"), "has no sample"),
+        (lambda r: r["scores"].update(local=101), "scores.local"),
+        (lambda r: r.update(judgement_outcome="great"), "judgement_outcome"),
+    ],
+)
+def test_a_bad_judgement_line_names_its_number_and_writes_nothing(
+    study_release, models, packages, exported, make_endpoint, tmp_path, change, message
+):
+    ours, _ = exported
+    uid = ours.items.first().key
+    good = {
+        "subject": {"kind": "prediction", "run": "ours", "sample": uid},
+        "judgement_outcome": "ok",
+        "scores": {"local": 50, "procedural": 40, "next": 0, "next_match_type": "none"},
+    }
+    bad = json.loads(json.dumps(good))
+    bad["subject"]["sample"] = ours.items.order_by("-position").first().key
+    change(bad)
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    with pytest.raises(CommandError, match=f"line 2: .*{message}"):
+        call_command(
+            "import_judgements", "bad", str(path), "--run", "ours", "--endpoint", "model-a"
+        )
+    assert not Run.objects.filter(name="bad").exists()
