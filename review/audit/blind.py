@@ -44,7 +44,7 @@ def _neighbours(release_step):
     return previous, following
 
 
-def _clip(media: RenderedMedia | None, user, grants: list) -> dict:
+def clip_grant(media: RenderedMedia | None, user, grants: list) -> dict:
     if media is None:
         return {"status": "unavailable", "url": None}
     if media.status != RenderedMedia.Status.READY:
@@ -121,7 +121,7 @@ def blind_state(*, assignment: Assignment, user) -> dict:
     state["observation"] = {
         "local_intent": release_step.local_intent,
         "procedural_intent": release_step.procedural_intent,
-        "clip": _clip(official, user, grants),
+        "clip": clip_grant(official, user, grants),
         "duration_s": _seconds(release_step.cutoff_us - release_step.start_us),
     }
     fields = list(PHASE1_FIELDS)
@@ -131,7 +131,7 @@ def blind_state(*, assignment: Assignment, user) -> dict:
         state["context"] = {
             "next_step": release_step.next_step,
             "plausible_next_steps": list(release_step.plausible_next_steps),
-            "clip": _clip(context, user, grants),
+            "clip": clip_grant(context, user, grants),
             # Where the step's marks fall on the context clip, in seconds from its start.
             "marks": {
                 name: _seconds(getattr(release_step, f"{name}_us") - origin)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
+
 from annotation.models import MicroStep, ReleaseStep
 from review.audit.criteria import CRITERION_IDS, INVALID
 from review.audit.kind import campaign_error_codes
@@ -36,17 +38,32 @@ def report_inputs(campaign) -> tuple[list[ReportItem], dict]:
     # objects: this is the part that grows with items x reviewers x criteria).
     labels: dict[int, dict[str, list[str]]] = {r[0]: {} for r in rows}
     codes: dict[int, dict[str, set[str]]] = defaultdict(dict)
+    # The labels come out of the database as plain text (a JSON path per criterion), so no payload
+    # is decoded in Python; only the few submissions with an Invalid are read whole, for their
+    # error types.
     subs = Submission.objects.filter(campaign=campaign, superseded_by__isnull=True)
-    for item_id, payload in subs.values_list("item_id", "payload").iterator(chunk_size=2000):
+    paths = {
+        f"label_{cid}": KeyTextTransform(
+            "label", KeyTransform(cid, KeyTransform("criteria", "payload"))
+        )
+        for cid in CRITERION_IDS
+    }
+    names = list(paths)
+    with_invalid = []
+    for item_id, sub_id, *found in (
+        subs.annotate(**paths).values_list("item_id", "pk", *names).iterator(chunk_size=4000)
+    ):
         into = labels.get(item_id)
         if into is None:
             continue
+        for cid, label in zip(CRITERION_IDS, found, strict=True):
+            if label:
+                into.setdefault(cid, []).append(label)
+                if label == INVALID:
+                    with_invalid.append(sub_id)
+    for item_id, payload in subs.filter(pk__in=set(with_invalid)).values_list("item_id", "payload"):
         for cid, answer in (payload or {}).get("criteria", {}).items():
-            label = answer.get("label")
-            if not label or cid not in CRITERION_IDS:
-                continue
-            into.setdefault(cid, []).append(label)
-            if label == INVALID and answer.get("error_types"):
+            if answer.get("label") == INVALID and answer.get("error_types"):
                 codes[item_id].setdefault(cid, set()).update(answer["error_types"])
     adjudications: dict[int, dict[str, str]] = defaultdict(dict)
     for item_id, cid, label in Adjudication.objects.filter(

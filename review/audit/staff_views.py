@@ -13,7 +13,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_safe
 
-from review.audit.blind import _clip, item_media
+from review.audit.blind import clip_grant, item_media
 from review.audit.criteria import CORRECTION_TYPES, CRITERIA, INVALID
 from review.audit.decisions import adjudication_queue, campaign_records, reviewer_letters
 from review.audit.report import report_csv
@@ -113,8 +113,8 @@ def adjudication_page(request, campaign_id: int, item_id: int):
         official, _ = item_media(release_step, phase=1)
         context, window = item_media(release_step, phase=2)
         clips = {
-            "official": _clip(official, request.user, grants),
-            "context": _clip(context, request.user, grants),
+            "official": clip_grant(official, request.user, grants),
+            "context": clip_grant(context, request.user, grants),
         }
     origin = window.start_us if window else release_step.start_us
     marks = {

@@ -138,3 +138,29 @@ def test_script_in_labels_and_comments_stays_inert_on_every_audit_page(
     check(boss, f"/audit/campaigns/{world.campaign.pk}/report/", "table.report-table", False)
     check(boss, f"/audit/campaigns/{world.campaign.pk}/corrections/", "table.grid")
     assert not open_as.dialogs
+
+
+def test_answers_and_comments_survive_a_reload_as_a_draft(
+    open_as, reviewers, tmp_path, admin_user, annotator, source
+):
+    world = build_world(tmp_path=tmp_path, admin=admin_user, annotator=annotator,
+                        reviewers=reviewers, source=source)  # fmt: skip
+    page = open_as(reviewers[0]).new_page()
+    page.goto(f"/review/campaigns/{world.campaign.pk}/")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".criterion.focused", timeout=15_000)
+    for key in ("v", "j", "i", "2"):
+        page.keyboard.press(key)
+    page.keyboard.press("c")
+    page.keyboard.type("half-written thought")
+    page.wait_for_function(
+        "() => document.querySelector('[data-role=status]').textContent === 'Draft saved.'"
+    )
+    page.reload()
+    page.wait_for_selector(".criterion.focused", timeout=15_000)
+    c2 = page.locator("[data-criterion=C2]")
+    assert c2.locator("[data-label=invalid]").get_attribute("aria-pressed") == "true"
+    assert c2.locator("input[value=local_procedural_overlap]").is_checked()
+    assert c2.locator("textarea").input_value() == "half-written thought"
+    c1 = page.locator("[data-criterion=C1]")
+    assert c1.locator("[data-label=valid]").get_attribute("aria-pressed") == "true"
