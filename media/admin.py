@@ -122,12 +122,13 @@ class SourceVideoAdmin(admin.ModelAdmin):
 class VideoImportAdmin(admin.ModelAdmin):
     """Uploads and how their import went; made by the import page, written by the worker."""
 
-    list_display = ("title", "scene", "status", "progress_percent", "attempts", "created_at")
+    list_display = (
+        "title", "scene", "status", "progress_percent", "attempts", "created_at", "finished_at"
+    )  # fmt: skip
     list_filter = ("status", "scene")
     search_fields = ("title", "error")
     # Status, progress, video and reason are in the live box the page polls (change_form.html).
-    fields = ("title", "scene", "size_bytes", "attempts", "created_by", "created_at",
-              "finished_at")  # fmt: skip
+    fields = ("title", "scene", "size_bytes", "created_by", "created_at")
     readonly_fields = fields
     change_form_template = "admin/media/videoimport/change_form.html"
 
