@@ -566,7 +566,7 @@ def container_index(path: str | os.PathLike) -> ContainerIndex:
     for line in table.splitlines():
         if line and not line.startswith("#"):
             fields = [f.strip() for f in line.split(",")]
-            if fields[2] == "NOPTS":
+            if fields[2] == "NOPTS" or int(fields[2]) == _NOPTS:
                 raise MediaRejected("a video packet has no presentation time")
             pts.append(int(fields[2]))
     if not pts:
