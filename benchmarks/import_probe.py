@@ -16,10 +16,15 @@ For each, interleaved ``--repeat`` times (the machine may be shared; the median 
   probe     ``media.probe.probe_file``: everything an import learns about the file (header and
             its limits, one decoded frame, the index, sorted and converted to microseconds)
 
+It also prints the sizes of the frame-times answer for the file: JSON and the compact form.
+
 Each measurement runs in a fresh process. Peak memory: ``python`` is the benchmark's own process
 (where the index lives), ``ffmpeg`` the largest ffmpeg child it ran; the baseline's ffmpeg is its
 own process. The limits are raised to let these files in (the defaults refuse the tiny one:
 MEDIA_MIN_SIDE_PX and MEDIA_MAX_FRAMES), since what is measured is the cost of indexing.
+
+Time is wall-clock seconds (the goal) and CPU seconds of all processes involved (user + system;
+steadier than wall time when the machine is shared).
 
 Goals: python peak RSS <= 200 MB for both files; index and probe time <= 1.2 x the baseline.
 """
@@ -27,6 +32,7 @@ Goals: python peak RSS <= 200 MB for both files; index and probe time <= 1.2 x t
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import resource
@@ -90,9 +96,31 @@ def source(workdir: Path, key: str) -> Path:
 # --- one measurement per process -----------------------------------------------------------------
 
 
+def _cpu() -> float:
+    """CPU seconds (user + system) of this process and of the children it waited for."""
+    me, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def child(kind: str, path: Path) -> None:
     from media.probe import packet_index, probe_file, sniff_container
 
+    if kind == "sizes":
+        # What the frame-times endpoint sends: its JSON and its compact (stored deltas) form.
+        from media.timebase import encode_frame_times
+
+        times = probe_file(path).frame_times_us
+        plain = json.dumps({"count": len(times), "frame_times_us": times.tolist()},
+                           separators=(",", ":")).encode()  # fmt: skip
+        print(json.dumps({
+            "json": len(plain), "json_gzip": len(gzip.compress(plain, compresslevel=6)),
+            "deltas": len(encode_frame_times(times)),
+        }))  # fmt: skip
+        return
+    cpu0 = _cpu()
     t0 = time.perf_counter()
     if kind == "index":
         demuxer, _ = sniff_container(path)
@@ -103,6 +131,7 @@ def child(kind: str, path: Path) -> None:
     seconds = time.perf_counter() - t0
     print(json.dumps({
         "seconds": seconds,
+        "cpu": _cpu() - cpu0,
         "frames": frames,
         "python_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         "ffmpeg_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
@@ -120,7 +149,9 @@ def measure(kind: str, path: Path) -> dict:
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode:
             raise SystemExit(f"baseline ffmpeg failed on {path}")
-        return {"seconds": seconds, "ffmpeg_kb": usage.ru_maxrss, "python_kb": 0, "frames": None}
+        cpu = usage.ru_utime + usage.ru_stime
+        return {"seconds": seconds, "cpu": cpu, "ffmpeg_kb": usage.ru_maxrss, "python_kb": 0,
+                "frames": None}  # fmt: skip
     out = subprocess.run(
         [sys.executable, __file__, "--child", kind, str(path)],
         check=True,
@@ -151,6 +182,7 @@ def main() -> None:
             for kind in runs:
                 runs[kind].append(measure(kind, path))
         med = {k: statistics.median(r["seconds"] for r in v) for k, v in runs.items()}
+        cpu = {k: statistics.median(r["cpu"] for r in v) for k, v in runs.items()}
         peak = {
             k: (max(r["python_kb"] for r in v) / 1024, max(r["ffmpeg_kb"] for r in v) / 1024)
             for k, v in runs.items()
@@ -159,11 +191,16 @@ def main() -> None:
         size_mb = path.stat().st_size / 1e6
         print(f"\n{key}: {path.name}, {size_mb:.0f} MB, {frames:,} frames "
               f"(median of {args.repeat}, interleaved)")  # fmt: skip
-        print(f"  {'':10} {'seconds':>8} {'x baseline':>11} {'python MB':>10} {'ffmpeg MB':>10}")
+        print(f"  {'':10} {'seconds':>8} {'x baseline':>11} {'CPU s':>7} {'x baseline':>11} "
+              f"{'python MB':>10} {'ffmpeg MB':>10}")  # fmt: skip
         for kind in runs:
-            ratio = med[kind] / med["baseline"]
+            ratio, cpu_ratio = med[kind] / med["baseline"], cpu[kind] / cpu["baseline"]
             py = f"{peak[kind][0]:10.0f}" if kind != "baseline" else f"{'-':>10}"
-            print(f"  {kind:10} {med[kind]:8.2f} {ratio:11.2f} {py} {peak[kind][1]:10.0f}")
+            print(f"  {kind:10} {med[kind]:8.2f} {ratio:11.2f} {cpu[kind]:7.2f} {cpu_ratio:11.2f} "
+                  f"{py} {peak[kind][1]:10.0f}")  # fmt: skip
+        sizes = measure("sizes", path)
+        print(f"  frame-times answer: JSON {sizes['json'] / 1e6:.1f} MB "
+              f"({sizes['json_gzip'] / 1e6:.2f} MB gzipped), compact {sizes['deltas'] / 1e3:.1f} kB")  # fmt: skip
         for kind in ("index", "probe"):
             ratio = med[kind] / med["baseline"]
             rss_ok = peak[kind][0] <= GOAL_RSS_MB

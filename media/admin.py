@@ -122,11 +122,13 @@ class SourceVideoAdmin(admin.ModelAdmin):
 class VideoImportAdmin(admin.ModelAdmin):
     """Uploads and how their import went; made by the import page, written by the worker."""
 
-    list_display = ("title", "scene", "status", "progress_percent", "attempts", "created_at")
+    list_display = (
+        "title", "scene", "status", "progress_percent", "attempts", "created_at", "finished_at"
+    )  # fmt: skip
     list_filter = ("status", "scene")
     search_fields = ("title", "error")
-    fields = ("title", "scene", "size_bytes", "status", "progress_percent", "video_link",
-              "error", "attempts", "created_by", "created_at", "finished_at")  # fmt: skip
+    # Status, progress, video and reason are in the live box the page polls (change_form.html).
+    fields = ("title", "scene", "size_bytes", "created_by", "created_at")
     readonly_fields = fields
     change_form_template = "admin/media/videoimport/change_form.html"
 
@@ -142,13 +144,6 @@ class VideoImportAdmin(admin.ModelAdmin):
     @admin.display(description="progress")
     def progress_percent(self, obj) -> str:
         return f"{obj.progress:.0%}"
-
-    @admin.display(description="video")
-    def video_link(self, obj) -> str:
-        if obj.video_id is None:
-            return "—"
-        url = reverse("admin:media_sourcevideo_change", args=[obj.video_id])
-        return format_html('<a href="{}">{}</a>', url, obj.video)
 
     def get_urls(self):
         return [

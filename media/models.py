@@ -383,7 +383,7 @@ class VideoImport(Leased):
         ]
 
     def __str__(self) -> str:
-        return f"import of {self.title} ({self.status})"
+        return f"import of {self.title}"
 
     @property
     def finished(self) -> bool:

@@ -330,8 +330,10 @@ def packet_index(
     time, or when the file does not demux. ``progress`` is called now and then with the latest
     presentation time seen, in seconds.
     """
+    # -flush_packets 0: write the listing in full buffers, not one write (and one wake-up of
+    # this process) per packet, which cost more than the demux itself on tiny packets.
     args = ["-copyts", "-start_at_zero", *input_args(path, demuxer=demuxer), "-map", "0:v:0",
-            "-c", "copy", "-f", "framecrc", "-"]  # fmt: skip
+            "-c", "copy", "-flush_packets", "0", "-f", "framecrc", "-"]  # fmt: skip
     pts, keys = array("q"), array("q")
     time_base: Fraction | None = None
     last_pts, last_duration = None, 0
@@ -564,7 +566,7 @@ def container_index(path: str | os.PathLike) -> ContainerIndex:
     for line in table.splitlines():
         if line and not line.startswith("#"):
             fields = [f.strip() for f in line.split(",")]
-            if fields[2] == "NOPTS":
+            if fields[2] == "NOPTS" or int(fields[2]) == _NOPTS:
                 raise MediaRejected("a video packet has no presentation time")
             pts.append(int(fields[2]))
     if not pts:

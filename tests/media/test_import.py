@@ -178,9 +178,11 @@ def test_an_upload_refused_by_the_probe_fails_with_its_reason_and_writes_nothing
     assert state["finished"] and "MEDIA_MIN_SIDE_PX" in state["error"]
 
 
-def test_import_progress_is_for_admins_only(client, annotator, scene):
+@pytest.mark.parametrize("role", ["annotator", "auditor", "rater", "adjudicator"])
+def test_import_progress_is_for_admins_only(client, request, scene, role):
+    user = request.getfixturevalue(role)
     job = VideoImport.objects.create(scene=scene, title="x.mp4", upload="imports/x", size_bytes=1)
-    client.login(username=annotator.username, password=PASSWORD)
+    client.login(username=user.username, password=PASSWORD)
     for url in (
         reverse("admin:media_videoimport_progress", args=[job.pk]),
         reverse("admin:media_videoimport_change", args=[job.pk]),

@@ -88,3 +88,12 @@ def test_a_truncated_clip_is_refused(clip):
         verify_clip(out, src.frame_times_us)
     with pytest.raises(MediaRejected):
         container_index(out.path)
+
+
+def test_a_packet_table_without_presentation_times_is_refused(cfr_video, tmp_path):
+    from media.ffmpeg import run_ffmpeg
+
+    avi = tmp_path / "copy.avi"  # AVI stores no pts for H.264 with B-frames
+    run_ffmpeg(["-i", f"file:{cfr_video.path}", "-c", "copy", "-y", f"file:{avi}"])
+    with pytest.raises(MediaRejected, match="no presentation time"):
+        container_index(avi)
