@@ -13,4 +13,4 @@ RUN STUDIO_MODE=production ALLOWED_HOSTS=build \
     && useradd --system --home /srv studio && mkdir -p /srv/var && chown -R studio /srv/var
 USER studio
 EXPOSE 8000
-CMD ["gunicorn", "studio.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
+CMD ["gunicorn", "studio.wsgi", "--config", "python:studio.gunicorn_conf", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]

@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip
 
-.PHONY: run test test-sqlite lint install install-dev migrate seed smoke clean
+.PHONY: run test test-sqlite lint install install-dev migrate seed static smoke clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
@@ -30,6 +30,14 @@ migrate: install
 seed: migrate
 	$(BIN)/python manage.py seed_demo
 
+# Production names static files by their hash (a manifest collectstatic writes); the web server
+# refuses to start without it.
+static: install
+	$(BIN)/python manage.py collectstatic --noinput
+
+ifeq ($(STUDIO_MODE),production)
+run: static
+endif
 run: seed
 	$(BIN)/python -m studio.launcher
 

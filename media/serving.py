@@ -17,7 +17,19 @@ from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 
 CHUNK_BYTES = 256 * 1024
-_RANGE_RE = re.compile(r"^bytes=(\d*)-(\d*)$")
+# ASCII digits only: ``\d`` would accept other scripts' digits, which int() then reads.
+_RANGE_RE = re.compile(r"^bytes=([0-9]*)-([0-9]*)$", re.ASCII)
+# A byte position never needs more digits than this (10**18 bytes is an exabyte). Longer digit
+# strings are not converted at all: int() on thousands of digits is slow and, past Python's
+# limit of 4,300 digits, raises instead of answering.
+MAX_RANGE_DIGITS = 18
+_BEYOND_ANY_FILE = 10**MAX_RANGE_DIGITS
+
+
+def _position(digits: str) -> int:
+    """A byte position from a run of ASCII digits, saturated at a value past every file."""
+    stripped = digits.lstrip("0") or "0"
+    return int(stripped) if len(stripped) <= MAX_RANGE_DIGITS else _BEYOND_ANY_FILE
 
 
 def _security_headers(response: HttpResponse, *, content_type: str, max_age: int) -> None:
@@ -42,17 +54,21 @@ def _read(path: Path, start: int, length: int):
 
 def parse_range(header: str, size: int) -> tuple[int, int] | str | None:
     """(first, last) byte of a single satisfiable range; None to send everything (no header,
-    or one we do not serve partially such as several ranges); "unsatisfiable" for 416."""
+    or one we do not serve partially such as several ranges); "unsatisfiable" for 416.
+
+    Never raises: every header either maps to one of these answers or is ignored (200)."""
     match = _RANGE_RE.match(header.strip()) if header else None
     if not match or (not match[1] and not match[2]):
         return None
+    if size <= 0:  # an empty file has no byte to send
+        return "unsatisfiable"
     if not match[1]:  # suffix: the last N bytes
-        length = int(match[2])
+        length = _position(match[2])
         if length == 0:
             return "unsatisfiable"
         return max(0, size - length), size - 1
-    first = int(match[1])
-    last = int(match[2]) if match[2] else size - 1
+    first = _position(match[1])
+    last = _position(match[2]) if match[2] else size - 1
     if first >= size or last < first:
         return "unsatisfiable"
     return first, min(last, size - 1)

@@ -364,3 +364,6 @@ class ManifestSampleAdmin(_ReadOnly):
     list_filter = ("manifest",)
     search_fields = ("sample_id",)
     list_select_related = ("manifest",)
+
+
+from review.campaigns import admin as _campaigns_admin  # noqa: E402, F401  (registers Campaign)

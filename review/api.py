@@ -13,7 +13,6 @@ from rest_framework import serializers, status
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from annotation.releases import release_create
 from review.models import Kind, Method
@@ -32,6 +31,7 @@ from review.services import (
     design_update,
     manifest_freeze,
 )
+from studio.api import StudioApiView
 from studio.roles import is_admin
 
 
@@ -82,7 +82,7 @@ class ReleaseFreezeInput(serializers.Serializer):
     )
 
 
-class ReleaseListApi(APIView):
+class ReleaseListApi(StudioApiView):
     permission_classes = [IsAuthenticated, IsAdminRole]
 
     @extend_schema(responses=ReleaseOutput(many=True), summary="Frozen releases with their hashes")
@@ -114,13 +114,13 @@ class ReleaseListApi(APIView):
         return Response(ReleaseOutput(release).data, status=status.HTTP_201_CREATED)
 
 
-class ReleaseDetailApi(APIView):
+class ReleaseDetailApi(StudioApiView):
     @extend_schema(responses=ReleaseOutput, summary="One frozen release")
     def get(self, request: Request, release_id: int) -> Response:
         return Response(ReleaseOutput(release_for_or_404(request.user, release_id)).data)
 
 
-class ReleaseDownloadApi(APIView):
+class ReleaseDownloadApi(StudioApiView):
     @extend_schema(
         responses={(200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY)},
         summary="The release bundle (.zip): manifest.json, samples.txt, annotations.jsonl, "
@@ -155,7 +155,7 @@ class DesignInput(serializers.Serializer):
     params = serializers.JSONField(help_text="Design parameters; see docs/manifests.md")
 
 
-class DesignListApi(APIView):
+class DesignListApi(StudioApiView):
     permission_classes = [IsAuthenticated, IsAdminRole]
 
     @extend_schema(responses=DesignOutput(many=True), summary="Sample designs (drafts)")
@@ -175,7 +175,7 @@ class DesignListApi(APIView):
         return Response(DesignOutput(design).data, status=status.HTTP_201_CREATED)
 
 
-class DesignDetailApi(APIView):
+class DesignDetailApi(StudioApiView):
     @extend_schema(responses=DesignOutput, summary="One design")
     def get(self, request: Request, design_id: int) -> Response:
         return Response(DesignOutput(design_for_or_404(request.user, design_id)).data)
@@ -237,7 +237,7 @@ class DesignPreviewOutput(serializers.Serializer):
     videos = DesignPreviewVideo(many=True)
 
 
-class DesignPreviewApi(APIView):
+class DesignPreviewApi(StudioApiView):
     @extend_schema(
         responses={200: DesignPreviewOutput, 400: OpenApiResponse(description="Infeasible design")},
         summary="Achieved counts per scene x bin, per scene, per bin and per video vs targets",
@@ -277,7 +277,7 @@ class ManifestFreezeInput(serializers.Serializer):
     )
 
 
-class DesignFreezeApi(APIView):
+class DesignFreezeApi(StudioApiView):
     @extend_schema(
         request=ManifestFreezeInput,
         responses={201: ManifestOutput},
@@ -299,7 +299,7 @@ class DesignFreezeApi(APIView):
 # --- Manifests --------------------------------------------------------------------------------
 
 
-class ManifestListApi(APIView):
+class ManifestListApi(StudioApiView):
     permission_classes = [IsAuthenticated, IsAdminRole]
 
     @extend_schema(responses=ManifestOutput(many=True), summary="Frozen manifests with hashes")
@@ -307,13 +307,13 @@ class ManifestListApi(APIView):
         return Response(ManifestOutput(manifests_for(request.user), many=True).data)
 
 
-class ManifestDetailApi(APIView):
+class ManifestDetailApi(StudioApiView):
     @extend_schema(responses=ManifestOutput, summary="One frozen manifest")
     def get(self, request: Request, manifest_id: int) -> Response:
         return Response(ManifestOutput(manifest_for_or_404(request.user, manifest_id)).data)
 
 
-class ManifestDownloadApi(APIView):
+class ManifestDownloadApi(StudioApiView):
     @extend_schema(
         responses={(200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY)},
         summary="The manifest bundle (.zip)",

@@ -146,3 +146,15 @@ class ManifestSample(models.Model):
 
     def delete(self, *args, **kwargs):
         raise FrozenError("Manifest samples are never deleted.")
+
+
+# Campaign rows live in their own module; importing them here registers them with the app.
+from review.campaigns.models import (  # noqa: E402, F401
+    Assignment,
+    Campaign,
+    CampaignItem,
+    Exclusion,
+    Exposure,
+    ItemOrder,
+    Submission,
+)

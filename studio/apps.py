@@ -7,6 +7,7 @@ class StudioConfig(AppConfig):
     verbose_name = "Intent Studio"
 
     def ready(self) -> None:
+        from studio import schema  # noqa: F401 (registers the OpenAPI extensions)
         from studio.roles import sync_role_groups
 
         # Once per migrate run, after the last app has its tables and permissions.

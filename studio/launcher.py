@@ -34,6 +34,8 @@ def main() -> int:
             "-m",
             "gunicorn",
             "studio.wsgi",
+            "--config",
+            "python:studio.gunicorn_conf",
             "--bind",
             f"{host}:{port}",
             "--workers",

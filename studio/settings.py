@@ -178,6 +178,12 @@ FFMPEG_BINARY = env_str("FFMPEG_BINARY", "")
 FFMPEG_TIMEOUT_SECONDS = env_int("FFMPEG_TIMEOUT_SECONDS", 600, minimum=1)
 MEDIA_MAX_DURATION_SECONDS = env_int("MEDIA_MAX_DURATION_SECONDS", 4 * 3600, minimum=1)
 MEDIA_MAX_PIXELS = env_int("MEDIA_MAX_PIXELS", 4096 * 2160, minimum=1)
+# Import limits (media/probe.py): checked on the header before the frame index is built, and the
+# frame count again while it is built, so a hostile file is refused before it costs much.
+MEDIA_MAX_SIDE_PX = env_int("MEDIA_MAX_SIDE_PX", 8192, minimum=1)
+MEDIA_MIN_SIDE_PX = env_int("MEDIA_MIN_SIDE_PX", 64, minimum=1)
+MEDIA_MAX_FPS = env_int("MEDIA_MAX_FPS", 240, minimum=1)
+MEDIA_MAX_FRAMES = env_int("MEDIA_MAX_FRAMES", 1_000_000, minimum=1)
 
 # --- Celery ---------------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://localhost//")
@@ -284,8 +290,10 @@ STAND_IN_PROVIDER_PORT = env_int("STAND_IN_PROVIDER_PORT", 8765, minimum=0)
 # --- REST API -------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
+        "studio.csrf.SessionCsrfAuthentication",
     ],
+    # The API speaks JSON only (the pages send JSON; form and multipart bodies get 415).
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],

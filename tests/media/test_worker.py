@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import subprocess
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from django.core.files.storage import default_storage
 
-from media.models import RenderedMedia
+from media.models import RenderedMedia, SourceVideo, VideoImport
 from media.renders import RenderJob, batch_create, batch_progress, media_request
 from media.synth import read_frame_numbers
 from studio.leases import leases_sweep
@@ -262,3 +263,101 @@ def test_a_render_past_the_soft_time_limit_fails_at_once_with_the_reason(
     assert "soft time limit of 5 s (CELERY_TASK_SOFT_TIME_LIMIT)" in media.error
     assert media.attempts == 1 and media.lease_owner == ""  # not left for the sweeper to retry
     assert not list(tmp_dir.iterdir())
+
+
+# --- imports on the media worker ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def many_frames_video(synth_dir):
+    """180,000 frames of 16x16 (120 fps, 25 min, about 2 MB): indexing it takes long enough to
+    stop a worker in the middle. Imported with MEDIA_MIN_SIDE_PX lowered."""
+    from media.ffmpeg import run_ffmpeg
+
+    path = synth_dir / "many-frames.mp4"
+    run_ffmpeg(["-f", "lavfi", "-i", "color=c=gray:s=16x16:r=120:d=1500", "-c:v", "libx264",
+                "-preset", "ultrafast", "-g", "1200", "-pix_fmt", "yuv420p", "-y",
+                f"file:{path}"], timeout=600)  # fmt: skip
+    return path
+
+
+def _upload(client, admin_user, scene, path) -> VideoImport:
+    from django.urls import reverse
+
+    from tests.conftest import PASSWORD
+
+    client.login(username=admin_user.username, password=PASSWORD)
+    with open(path, "rb") as handle:
+        response = client.post(reverse("admin:media_sourcevideo_import"),
+                               {"scene": scene.pk, "file": handle})  # fmt: skip
+    assert response.status_code == 302, response.content[:500]
+    return VideoImport.objects.get()
+
+
+def test_admin_upload_is_probed_on_the_media_worker(
+    celery_worker_process, client, admin_user, scene, cfr_video, settings
+):
+    from django.urls import reverse
+
+    started = time.monotonic()
+    job = _upload(client, admin_user, scene, cfr_video.path)
+    answered = time.monotonic() - started
+    progress_url = reverse("admin:media_videoimport_progress", args=[job.pk])
+    state = _wait(lambda: (s := client.get(progress_url).json())["finished"] and s, 120,
+                  "the import")  # fmt: skip
+    assert state["status"] == "done", state["error"]
+    video = SourceVideo.objects.get()
+    assert state["video"] == video.pk and video.frame_count == len(cfr_video.frame_times_us)
+    assert video.imported_by == admin_user
+    files = [p for p in Path(settings.MEDIA_ROOT).rglob("*") if p.is_file()]
+    assert files == [Path(default_storage.path(video.file.name))]  # staged copy removed
+    assert answered < 30  # the request did not wait for the probe (generous: shared machine)
+
+
+def test_killed_worker_mid_import_is_retried_by_the_sweeper_and_imports_once(
+    worker_env, client, admin_user, scene, many_frames_video, settings
+):
+    worker_env |= {"LEASE_SECONDS": "3", "MEDIA_MIN_SIDE_PX": "16"}
+    settings.MEDIA_MIN_SIDE_PX = 16
+    first = _start_worker(worker_env)
+    try:
+        job = _upload(client, admin_user, scene, many_frames_video)
+        # Progress is written while the index is built: the worker is in the middle of it.
+        _wait(lambda: VideoImport.objects.get(pk=job.pk).progress > 0, 120, "the index to start")
+        os.killpg(first.pid, signal.SIGKILL)  # the worker, its pool child and its ffmpeg
+        first.wait(timeout=20)
+    finally:
+        _stop(first)
+
+    job.refresh_from_db()
+    assert job.status == "probing" and 0 < job.progress < 1
+    assert not SourceVideo.objects.exists()
+    _wait(lambda: VideoImport.objects.get(pk=job.pk).lease_expires_at < now(), 30,
+          "the lease to run out")  # fmt: skip
+    second = _start_worker(worker_env)
+    try:
+        assert leases_sweep()["media.import"] == {"requeued": 1, "failed": 0}
+        _wait(lambda: VideoImport.objects.get(pk=job.pk).finished, 180, "the retried import")
+    finally:
+        _stop(second)
+
+    job.refresh_from_db()
+    assert (job.status, job.attempts, job.error) == ("done", 2, "")
+    video = SourceVideo.objects.get()
+    assert job.video == video and video.frame_count == 180_000
+    files = [p for p in Path(settings.MEDIA_ROOT).rglob("*") if p.is_file()]
+    assert files == [Path(default_storage.path(video.file.name))]  # staged copy removed
+
+
+def test_an_import_whose_workers_keep_dying_fails_with_a_reason(scene, settings):
+    from media.imports import IMPORT_WORK
+
+    name = default_storage.save("imports/dead.upload", io.BytesIO(b"x" * 64))
+    job = VideoImport.objects.create(
+        scene=scene, title="dead.mp4", upload=name, size_bytes=64, status="probing",
+        lease_owner="gone:1:abcd", lease_expires_at=now(), attempts=IMPORT_WORK.attempts_allowed,
+    )  # fmt: skip
+    assert leases_sweep()["media.import"] == {"requeued": 0, "failed": 1}
+    job.refresh_from_db()
+    assert job.status == "failed" and "gave up after" in job.error
+    assert not default_storage.exists(name)  # the last attempt's staged file is removed
