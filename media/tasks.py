@@ -26,7 +26,7 @@ def render_media_group(media_ids: list[int]) -> list[str]:
 
 # The import service holds a lease and writes only its holder's result, and the import itself is
 # keyed by the file's SHA-256, so a message delivered twice (or after a worker died) is harmless.
-@shared_task(name="media.import_video", acks_late=True, reject_on_worker_lost=True)
+@shared_task(name="media.import_video", idempotent=True, acks_late=True, reject_on_worker_lost=True)
 def import_video(import_id: int) -> str | None:
     from media.imports import video_import_run
 
