@@ -67,6 +67,7 @@ def parse_args():
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--direct", type=int, default=200, help="in-process claim+submit rounds")
+    parser.add_argument("--explain", action="store_true", help="print the claim query's plan")
     parser.add_argument("--database", default=f"bench_review_{os.getpid()}")
     return parser.parse_args()
 
@@ -250,17 +251,24 @@ def check(rec: Recorder, per_item: int) -> dict:
     return {"overlaps": overlaps, "crowded": crowded, "lost": lost, "rows": len(rows)}
 
 
-def in_process(campaign_id: int, rounds: int) -> dict[str, list[float]]:
+def in_process(campaign_id: int, rounds: int, explain: bool) -> dict[str, list[float]]:
     """The same work without HTTP, one caller at a time, after the load: claim_next and submit
     through the services beside ``SELECT 1`` on the same connection (the database's floor)."""
     from django.contrib.auth import get_user_model
-    from django.db import connection
+    from django.db import connection, transaction
 
     from review.campaigns.models import Campaign
-    from review.campaigns.services import claim_next, submit
+    from review.campaigns.services import _candidates, claim_next, submit
+    from studio.services import now
 
     campaign = Campaign.objects.get(pk=campaign_id)
     people = list(get_user_model().objects.filter(campaigns=campaign).order_by("pk"))
+    if explain:
+        with transaction.atomic(), connection.cursor() as cursor:
+            sql, params = _candidates(campaign, people[0], now()).query.sql_with_params()
+            cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql} LIMIT 1", params)
+            print("the claim's candidate query:")
+            print("\n".join("  " + row[0] for row in cursor.fetchall()))
     times: dict[str, list[float]] = {"select 1": [], "claim_next": [], "submit": []}
     for n in range(rounds):
         person = people[n % len(people)]
@@ -347,7 +355,7 @@ def main() -> int:
         from review_claim_wsgi import register
 
         register()
-        direct = in_process(campaign_id, args.direct)
+        direct = in_process(campaign_id, args.direct, args.explain)
         connection.close()
 
         total = sum(len(v) for v in rec.times.values())

@@ -6,5 +6,10 @@ class ReviewConfig(AppConfig):
     verbose_name = "Review"
 
     def ready(self) -> None:
-        # Registers the campaign home cards.
-        from review.campaigns import home  # noqa: F401
+        # Home cards and the demo seeder of the audit, the campaigns' home cards; the audit kind.
+        import review.audit.demo
+        import review.audit.home
+        import review.campaigns.home  # noqa: F401
+        from review.audit.kind import register
+
+        register()

@@ -149,6 +149,8 @@ class ManifestSample(models.Model):
 
 
 # Campaign rows live in their own module; importing them here registers them with the app.
+# The audit's own records (adjudications, corrections), stored apart from the raw decisions.
+from review.audit.models import Adjudication, Correction  # noqa: E402, F401
 from review.campaigns.models import (  # noqa: E402, F401
     Assignment,
     Campaign,

@@ -12,7 +12,6 @@ from rest_framework import serializers, status
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from review.campaigns.kinds import campaign_kind
 from review.campaigns.selectors import (
@@ -34,6 +33,7 @@ from review.campaigns.services import (
     submit,
     supersede,
 )
+from studio.api import StudioApiView
 from studio.roles import is_admin
 
 
@@ -83,7 +83,7 @@ def _input(serializer_class, request: Request):
     return data.validated_data
 
 
-class ClaimApi(APIView):
+class ClaimApi(StudioApiView):
     @extend_schema(request=None, responses={200: dict}, summary="Claim my next item")
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = participating_campaign_or_404(request.user, campaign_id)
@@ -99,14 +99,14 @@ class ClaimApi(APIView):
         return Response(assignment_state(assignment))
 
 
-class AssignmentApi(APIView):
+class AssignmentApi(StudioApiView):
     @extend_schema(responses={200: dict}, summary="My assignment and its draft")
     def get(self, request: Request, token: str) -> Response:
         assignment = assignment_for_or_404(request.user, token)
         return Response({**assignment_state(assignment), "draft": assignment.draft})
 
 
-class RenewApi(APIView):
+class RenewApi(StudioApiView):
     @extend_schema(request=None, responses={200: dict}, summary="Keep my lease")
     def post(self, request: Request, token: str) -> Response:
         assignment = assignment_for_or_404(request.user, token)
@@ -116,7 +116,7 @@ class RenewApi(APIView):
         return Response(assignment_state(assignment))
 
 
-class ReleaseApi(APIView):
+class ReleaseApi(StudioApiView):
     @extend_schema(request=None, responses={200: dict}, summary="Give the item back")
     def post(self, request: Request, token: str) -> Response:
         assignment = assignment_for_or_404(request.user, token)
@@ -124,7 +124,7 @@ class ReleaseApi(APIView):
         return Response({"released": released})
 
 
-class DraftApi(APIView):
+class DraftApi(StudioApiView):
     @extend_schema(request=PartInput, responses={200: dict}, summary="Autosave my draft")
     def put(self, request: Request, token: str) -> Response:
         assignment = assignment_for_or_404(request.user, token)
@@ -141,7 +141,7 @@ class DraftApi(APIView):
         return Response(saved)
 
 
-class SubmitApi(APIView):
+class SubmitApi(StudioApiView):
     @extend_schema(request=PartInput, responses={201: dict}, summary="Submit a part")
     def post(self, request: Request, token: str) -> Response:
         assignment = assignment_for_or_404(request.user, token)
@@ -159,7 +159,7 @@ class SubmitApi(APIView):
         return Response(assignment_state(assignment), status=status.HTTP_201_CREATED)
 
 
-class SupersedeApi(APIView):
+class SupersedeApi(StudioApiView):
     @extend_schema(request=SupersedeInput, responses={201: dict}, summary="Change a submitted part")
     def post(self, request: Request, token: str) -> Response:
         assignment = assignment_for_or_404(request.user, token)
@@ -183,7 +183,7 @@ class SupersedeApi(APIView):
         return Response(assignment_state(assignment), status=status.HTTP_201_CREATED)
 
 
-class ProgressApi(APIView):
+class ProgressApi(StudioApiView):
     permission_classes = [IsAdminRole]
 
     @extend_schema(responses={200: dict}, summary="Campaign progress (admins)")

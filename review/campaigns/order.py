@@ -3,8 +3,8 @@
 ``order_key(person_id, sample_id, seed)`` is the lowercase hex SHA-256 of the UTF-8 text
 ``"{person_id}:{sample_id}:{seed}"`` (person id: the user's integer id; sample id: the
 manifest's sample UUID in its canonical 36-character lowercase form; seed: the campaign's
-decimal integer). A person's items are sorted by that key ascending, ties (never seen in
-practice) by sample id.
+decimal integer). A person's items are sorted by that key ascending (distinct sample ids give
+distinct keys unless SHA-256 collides; ``person_order`` breaks such a tie by sample id).
 """
 
 from __future__ import annotations

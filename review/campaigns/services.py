@@ -174,11 +174,16 @@ def campaign_close(*, campaign: Campaign) -> Campaign:
 
 
 def _check_open(campaign: Campaign, person) -> None:
-    state = Campaign.objects.filter(pk=campaign.pk).values_list("state", flat=True).first()
+    """One query: the campaign's state as seen by a participant (none: not a participant)."""
+    state = (
+        Campaign.objects.filter(pk=campaign.pk, people=person)
+        .values_list("state", flat=True)
+        .first()
+    )
+    if state is None:
+        raise PermissionError(f"{person} does not take part in campaign {campaign.name}.")
     if state != Campaign.State.OPEN:
         raise CampaignClosed(f"Campaign {campaign.name} is closed.")
-    if not campaign.people.filter(pk=person.pk).exists():
-        raise PermissionError(f"{person} does not take part in campaign {campaign.name}.")
 
 
 def _expiry(campaign: Campaign, at):
@@ -186,11 +191,15 @@ def _expiry(campaign: Campaign, at):
 
 
 def _candidates(campaign: Campaign, person, at):
-    """The person's free items in their order, the rows to lock: not done by them, held by
-    nobody else, and taken (committed or leased) by fewer than ``per_item`` others. Their own
-    committed but unfinished items come first."""
+    """The person's free items in their order: not done by them, held by nobody else, and taken
+    (committed or live-leased) by fewer than ``per_item`` others.
+
+    Driven by the person's order rows in key order (index ``itemorder_claim_idx``), so with
+    ``LIMIT 1`` the database checks items one by one and stops at the first free one it can lock;
+    ``FOR UPDATE OF`` the item row, ``SKIP LOCKED`` so a row another claim is checking is passed
+    over instead of waited for."""
     live = Q(state=LEASED, lease_expires_at__gte=at)
-    others = Assignment.objects.filter(item=OuterRef("pk")).exclude(person=person)
+    others = Assignment.objects.filter(item=OuterRef("item_id")).exclude(person=person)
     taken = (
         others.filter(Q(committed=True) | live)
         .order_by()
@@ -198,41 +207,47 @@ def _candidates(campaign: Campaign, person, at):
         .annotate(n=Count("pk"))
         .values("n")
     )
-    mine = Assignment.objects.filter(item=OuterRef("pk"), person=person)
     rows = (
-        CampaignItem.objects.filter(campaign=campaign, orders__person=person)
-        .annotate(
-            order=Coalesce("orders__key", Value("")),
-            taken=Coalesce(Subquery(taken), Value(0)),
-            resume=Exists(mine.filter(committed=True)),
+        ItemOrder.objects.filter(campaign=campaign, person=person)
+        .exclude(
+            Exists(
+                Assignment.objects.filter(
+                    item=OuterRef("item_id"), person=person, state=Assignment.State.DONE
+                )
+            )
         )
-        .filter(taken__lt=campaign.per_item)
-        .exclude(Exists(mine.filter(state=Assignment.State.DONE)))
         .exclude(Exists(others.filter(live)))
-        .order_by("-resume", "order", "pk")
+        .annotate(taken=Coalesce(Subquery(taken), Value(0)))
+        .filter(taken__lt=campaign.per_item)
+        .select_related("item")
+        .order_by("key")  # the index order; SHA-256 keys of distinct samples do not tie
     )
     if connection.features.has_select_for_update_skip_locked:
-        rows = rows.select_for_update(skip_locked=True, of=("self",))
+        rows = rows.select_for_update(skip_locked=True, of=("item",))
     return rows
 
 
-def _lease_locked_item(campaign: Campaign, person, item: CampaignItem, at) -> Assignment | None:
-    """With the item's row locked: end expired leases, re-check every rule, lease it."""
-    Assignment.objects.filter(item=item, state=LEASED, lease_expires_at__lt=at).exclude(
-        person=person
-    ).update(state=Assignment.State.EXPIRED, lease_expires_at=None)
-    others = Assignment.objects.filter(item=item).exclude(person=person)
-    if others.filter(state=LEASED).exists():
+def _lease_locked_item(campaign: Campaign, person, item_id: int, at) -> Assignment | None:
+    """With the item's row locked: re-read its assignments (a fresh statement sees what
+    committed meanwhile), end expired leases, re-check every rule, lease it."""
+    rows = list(Assignment.objects.filter(item_id=item_id))
+    mine = next((a for a in rows if a.person_id == person.pk), None)
+    others = [a for a in rows if a.person_id != person.pk]
+    expired = [a.pk for a in others if a.state == LEASED and a.lease_expires_at < at]
+    if expired:
+        Assignment.objects.filter(pk__in=expired, state=LEASED, lease_expires_at__lt=at).update(
+            state=Assignment.State.EXPIRED, lease_expires_at=None
+        )
+    holders = [a for a in others if a.state == LEASED and a.pk not in expired]
+    counted = [a for a in others if a.committed or (a.state == LEASED and a.pk not in expired)]
+    if holders or len(counted) >= campaign.per_item:
         return None
-    if others.filter(Q(committed=True) | Q(state=LEASED)).count() >= campaign.per_item:
-        return None
-    mine = Assignment.objects.filter(item=item, person=person).first()
     if mine is not None and mine.state == Assignment.State.DONE:
         return None
     if mine is None:
         return Assignment.objects.create(
             campaign=campaign,
-            item=item,
+            item_id=item_id,
             person=person,
             token=secrets.token_urlsafe(32),
             state=LEASED,
@@ -245,14 +260,18 @@ def _lease_locked_item(campaign: Campaign, person, item: CampaignItem, at) -> As
     return mine
 
 
-def _held(campaign: Campaign, person) -> Assignment | None:
-    return Assignment.objects.filter(campaign=campaign, person=person, state=LEASED).first()
+def _lock_item(item_id: int, *, skip_locked: bool) -> bool:
+    rows = CampaignItem.objects.filter(pk=item_id)
+    if connection.features.has_select_for_update_skip_locked:
+        rows = rows.select_for_update(skip_locked=skip_locked)
+    return rows.values_list("pk", flat=True).first() is not None
 
 
 def claim_next(*, campaign: Campaign, person) -> Assignment | None:
     """The person's current item, or their next free one, leased to them until
     ``lease_expires_at``; None when nothing is free for them now (all done, or the rest is held
-    by others or full). Raises CampaignClosed, or PermissionError for a non-participant."""
+    by others or full: see ``claimable_later``). Raises CampaignClosed, or PermissionError for a
+    non-participant."""
     _check_open(campaign, person)
     for _ in range(2):  # a second round only after a concurrent claim of the same person
         try:
@@ -260,28 +279,44 @@ def claim_next(*, campaign: Campaign, person) -> Assignment | None:
                 return _claim(campaign, person)
         except IntegrityError:
             # The same person claimed in parallel and got a lease first: that one is theirs.
-            held = _held(campaign, person)
+            held = _mine(campaign, person).filter(state=LEASED).first()
             if held is not None:
                 return held
-    return _held(campaign, person)
+    return _mine(campaign, person).filter(state=LEASED).first()
+
+
+def _mine(campaign: Campaign, person):
+    return Assignment.objects.filter(campaign=campaign, person=person)
 
 
 def _claim(campaign: Campaign, person) -> Assignment | None:
     at = studio_services.now()
-    held = _held(campaign, person)
-    if held is not None:
-        # Keep (or, expired but not taken, take back) the item the person holds.
-        CampaignItem.objects.select_for_update().filter(pk=held.item_id).first()
-        held.refresh_from_db()
-        if held.state == LEASED:
-            held.lease_expires_at = _expiry(campaign, at)
-            held.save(update_fields=["lease_expires_at", "updated_at"])
-            return held
+    # First what is already the person's: the item they hold (renewed; expired but not taken
+    # over, taken back), then an item they submitted a part of and have not finished.
+    owned = list(
+        _mine(campaign, person)
+        .filter(Q(state=LEASED) | Q(committed=True))
+        .exclude(state=Assignment.State.DONE)
+        .order_by("pk")
+    )
+    own = next((a for a in owned if a.state == LEASED), owned[0] if owned else None)
+    if own is not None:
+        if own.state == LEASED:
+            _lock_item(own.item_id, skip_locked=False)
+            own.refresh_from_db()
+            if own.state == LEASED:
+                own.lease_expires_at = _expiry(campaign, at)
+                own.save(update_fields=["lease_expires_at", "updated_at"])
+                return own
+        elif _lock_item(own.item_id, skip_locked=True):
+            resumed = _lease_locked_item(campaign, person, own.item_id, at)
+            if resumed is not None:
+                return resumed
     for _ in range(CLAIM_ROUNDS):
-        item = _candidates(campaign, person, at).first()
-        if item is None:
+        order = _candidates(campaign, person, at).first()
+        if order is None:
             return None
-        assignment = _lease_locked_item(campaign, person, item, at)
+        assignment = _lease_locked_item(campaign, person, order.item_id, at)
         if assignment is not None:
             return assignment
     return None

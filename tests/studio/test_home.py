@@ -143,7 +143,15 @@ def test_navigation_marks_the_current_page(client, admin_user, path, current):
 
     links = nav_links_for(admin_user, path)
     assert [x["label"] for x in links if x["current"]] == [current]
-    assert [x["label"] for x in links] == ["Home", "Videos", "Runs", "Admin", "API"]
+    assert [x["label"] for x in links] == [
+        "Home",
+        "Videos",
+        "Runs",
+        "Studies",
+        "Leaderboard",
+        "Admin",
+        "API",
+    ]
 
 
 def test_navigation_shows_a_role_only_its_links(client, rater):

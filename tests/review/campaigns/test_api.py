@@ -102,4 +102,5 @@ def test_nothing_left_answers_none(client, trivial_kind, make_manifest, reviewer
     assert _post(client, f"{API}/campaigns/{c.pk}/claim/").json() == {
         "token": None,
         "state": "none",
+        "later": 0,
     }
