@@ -440,7 +440,11 @@ def media_render(*, media_id: int) -> RenderedMedia | None:
     if claimed is None:
         return RenderedMedia.objects.filter(pk=media_id).first()
     with _leases_kept([claimed]):
-        return _render_claimed(claimed, _source_ref(claimed.video))
+        try:
+            src = _source_ref(claimed.video)
+        except SoftTimeLimitExceeded:
+            return _mark_failed(claimed, RenderTooLong(_too_long_message()))
+        return _render_claimed(claimed, src)
 
 
 @contextlib.contextmanager

@@ -234,22 +234,24 @@ def test_sigkill_of_the_main_worker_process_mid_render_recovers_without_an_opera
 
 
 def test_a_render_past_the_soft_time_limit_fails_at_once_with_the_reason(
-    worker_env, import_source, long_video, monkeypatch
+    worker_env, import_source, long_video
 ):
+    from media.renders import media_for_window
     from media.tasks import render_medium
+    from media.windows import condition_window
 
-    worker_env.update({"CELERY_TASK_TIME_LIMIT": "120", "CELERY_TASK_SOFT_TIME_LIMIT": "1"})
-    # The limits travel in the message, from the settings of the process that sends it.
-    monkeypatch.setattr(render_medium, "time_limit", 120)
-    monkeypatch.setattr(render_medium, "soft_time_limit", 1)
+    worker_env.update({"CELERY_TASK_TIME_LIMIT": "120", "CELERY_TASK_SOFT_TIME_LIMIT": "5"})
     video = import_source(long_video)
     times = video.frame_times_us()
     tmp_dir = Path(default_storage.path("renders/tmp"))
+    window = condition_window("history_15s", step=step_at(times, 480, 570, 575, 580))
     worker = _start_worker(worker_env)
     try:
-        media = media_request(
-            video=video, condition="history_15s", step=step_at(times, 480, 570, 575, 580)
-        )
+        media = media_for_window(video=video, window=window, enqueue=False)
+        # The limits travel in the message, set by the process that sends it (from its settings,
+        # or per message as here). 5 s: past the claim and set-up (a limit that strikes there
+        # leaves the lease to the sweeper), well inside the render of 540 frames of 720p.
+        render_medium.apply_async(args=[media.pk], time_limit=120, soft_time_limit=5)
         _wait(lambda: RenderedMedia.objects.get(pk=media.pk).status == "failed", 120,
               "the render to be stopped")  # fmt: skip
         _wait(lambda: not [p for p in _descendants(worker.pid) if "ffmpeg" in _cmdline(p)], 10,
@@ -258,7 +260,7 @@ def test_a_render_past_the_soft_time_limit_fails_at_once_with_the_reason(
     finally:
         _stop(worker)
     media.refresh_from_db()
-    assert "soft time limit of 1 s (CELERY_TASK_SOFT_TIME_LIMIT)" in media.error
+    assert "soft time limit of 5 s (CELERY_TASK_SOFT_TIME_LIMIT)" in media.error
     assert media.attempts == 1 and media.lease_owner == ""  # not left for the sweeper to retry
     assert not list(tmp_dir.iterdir())
 

@@ -67,11 +67,50 @@ def _worker_of(launcher: subprocess.Popen) -> int | None:
     return found[0] if found else None
 
 
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def _descendants(pid: int) -> dict[int, str]:
+    found, todo = {}, [pid]
+    while todo:
+        for child, cmd in _children(todo.pop()).items():
+            found[child] = cmd
+            todo.append(child)
+    return found
+
+
+@pytest.fixture
+def long_source(scene, tmp_path):
+    """A source whose History-15s render lasts seconds, so it can be killed in the middle."""
+    from media.services import video_import
+    from media.synth import synth_video
+
+    synth = synth_video(tmp_path / "long.mp4", seconds=20, fps=30, size=(1280, 720), gop=60)
+    return video_import(path=synth.path, scene=scene, title="long.mp4")
+
+
 @pytest.mark.worker
-def test_a_killed_worker_is_restarted_while_the_web_server_keeps_answering(worker_env, tmp_path):
+def test_a_worker_killed_mid_render_comes_back_the_web_keeps_answering_and_the_render_ends(
+    worker_env, tmp_path, long_source
+):
+    """Finding 2 of issue 11 as it happened: SIGKILL of the worker's main process under
+    ``make run`` in the middle of a render."""
+    from django.core.files.storage import default_storage
+
+    from media.models import RenderedMedia
+    from media.renders import media_request
+    from media.windows import StepTimes
+
     port = _free_port()
     env = {
         **worker_env,
+        "LEASE_SECONDS": "3",
+        "LEASE_SWEEP_SECONDS": "1",
         "STUDIO_PORT": str(port),
         "STAND_IN_PROVIDER_PORT": str(_free_port()),
         "WORKER_CONCURRENCY": "1",
@@ -92,6 +131,14 @@ def test_a_killed_worker_is_restarted_while_the_web_server_keeps_answering(worke
         _until(lambda: _heartbeat_after(started_at, 0), 60, "the worker's heartbeat")
         web = [p for p, cmd in _children(launcher.pid).items() if "gunicorn" in cmd]
 
+        times = long_source.frame_times_us()
+        step = StepTimes(*(int(times[i]) for i in (480, 570, 575, 580)))
+        media = media_request(video=long_source, condition="history_15s", step=step)
+        tmp_dir = Path(default_storage.path("renders/tmp"))
+        _until(lambda: any(tmp_dir.glob(f"{media.key}.*")), 90, "the render to start")
+        ffmpeg = _until(
+            lambda: [p for p, cmd in _descendants(worker).items() if "ffmpeg" in cmd], 30, "ffmpeg"
+        )
         killed_at = now()
         os.kill(worker, signal.SIGKILL)
         answers: list[int | None] = []
@@ -105,6 +152,10 @@ def test_a_killed_worker_is_restarted_while_the_web_server_keeps_answering(worke
         )  # fmt: skip
         _until(lambda: _heartbeat_after(killed_at, 2), 90, "the new worker's heartbeat",
                also=poll_web)  # fmt: skip
+        assert not any(_running(p) for p in ffmpeg)  # died with the worker
+        # The launcher's sweeper hands the dead worker's render to the restarted worker.
+        _until(lambda: RenderedMedia.objects.get(pk=media.pk).status in ("ready", "failed"), 180,
+               "the render to be done again", also=poll_web)  # fmt: skip
         assert launcher.poll() is None
         assert restarted != worker
         assert len(answers) >= 5 and set(answers) == {200}, answers  # served all along
@@ -122,6 +173,12 @@ def test_a_killed_worker_is_restarted_while_the_web_server_keeps_answering(worke
         log.close()
     assert "worker exited with code -9" in output, output
     assert code == 0, output  # Ctrl-C still stops everything cleanly after a restart
+    media.refresh_from_db()
+    assert media.status == RenderedMedia.Status.READY, media.error
+    assert media.attempts == 2
+    assert not list(tmp_dir.iterdir())
+    renders = [p for p in Path(default_storage.path("renders")).rglob("*") if p.is_file()]
+    assert [str(p) for p in renders] == [default_storage.path(media.path)]
 
 
 def _get_or_none(port: int, path: str) -> int | None:

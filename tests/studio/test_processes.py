@@ -105,12 +105,17 @@ def test_run_ffmpeg_arms_the_death_signal_too():
         from media.ffmpeg import run_ffmpeg
         me = os.getpid()
         def report():
-            # run_ffmpeg blocks; find its child from a second thread and print its pid.
-            for _ in range(200):
-                kids = open(f"/proc/{me}/task/{me}/children").read().split()
-                if kids:
-                    print(kids[0], flush=True)
-                    return
+            # run_ffmpeg blocks; find its child from a second thread and print its pid (only
+            # the long run: finding the binary may run a short `ffmpeg -version` first).
+            for _ in range(400):
+                for kid in open(f"/proc/{me}/task/{me}/children").read().split():
+                    try:
+                        cmd = open(f"/proc/{kid}/cmdline", "rb").read()
+                    except OSError:
+                        continue
+                    if b"testsrc" in cmd:
+                        print(kid, flush=True)
+                        return
                 time.sleep(0.05)
         threading.Thread(target=report, daemon=True).start()
         run_ffmpeg(["-re", "-f", "lavfi", "-i", "testsrc=duration=300:size=64x64:rate=10",
