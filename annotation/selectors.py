@@ -9,7 +9,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404
 
-from annotation.models import MicroStep, VideoAssignment
+from annotation.models import MicroStep, StepRevision, VideoAssignment
 from media.models import SourceVideo
 from studio.roles import ADJUDICATOR, ANNOTATOR, is_admin, roles_of
 
@@ -78,3 +78,16 @@ def step_for_or_404(user, step_id, *, edit: bool = False) -> MicroStep:
     if edit and not may_edit(user, step.video_id):
         raise PermissionDenied(READ_ONLY)
     return step
+
+
+def step_author_ids(*, step_ids) -> dict[int, set[int]]:
+    """Who created or revised each step (user ids, from the revisions and the creator), for
+    rules such as "nobody reviews a step they annotated or revised"."""
+    authors: dict[int, set[int]] = {}
+    revisions = StepRevision.objects.filter(step_id__in=step_ids, author__isnull=False)
+    for step_id, author_id in revisions.values_list("step_id", "author_id").distinct():
+        authors.setdefault(step_id, set()).add(author_id)
+    creators = MicroStep.objects.filter(pk__in=step_ids, created_by__isnull=False)
+    for step_id, author_id in creators.values_list("id", "created_by_id"):
+        authors.setdefault(step_id, set()).add(author_id)
+    return authors

@@ -53,6 +53,10 @@ if not settings.configured:
         FFMPEG_TIMEOUT_SECONDS=3600,
         MEDIA_MAX_DURATION_SECONDS=4 * 3600,
         MEDIA_MAX_PIXELS=4096 * 2160,
+        MEDIA_MAX_SIDE_PX=8192,
+        MEDIA_MIN_SIDE_PX=64,
+        MEDIA_MAX_FPS=240,
+        MEDIA_MAX_FRAMES=1_000_000,
     )
     django.setup()
 
@@ -98,7 +102,8 @@ def make_source(workdir: Path, minutes: float) -> tuple[Path, dict]:
               flush=True)  # fmt: skip
         index.write_text(json.dumps({
             "demuxer": probe.demuxer, "origin_us": probe.origin_us,
-            "frame_times_us": probe.frame_times_us, "keyframe_times_us": probe.keyframe_times_us,
+            "frame_times_us": probe.frame_times_us.tolist(),
+            "keyframe_times_us": probe.keyframe_times_us.tolist(),
             "size": probe.display_size, "has_audio": probe.has_audio,
         }))  # fmt: skip
     return path, json.loads(index.read_text())

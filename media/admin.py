@@ -1,6 +1,4 @@
-import tempfile
 from contextvars import ContextVar
-from pathlib import Path
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -10,8 +8,8 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from media.ffmpeg import FFmpegError
 from media.forms import RenderBatchForm, VideoImportForm
+from media.imports import video_import_progress, video_import_stage
 from media.models import (
     MediaGrant,
     RenderBatch,
@@ -19,10 +17,10 @@ from media.models import (
     RenderedMedia,
     Scene,
     SourceVideo,
+    VideoImport,
 )
 from media.probe import MediaRejected
 from media.renders import batch_create, batch_progress, batch_rerun, media_rerun
-from media.services import DuplicateVideo, video_import
 from media.subjects import subject_names
 from studio.display import frame_rate, timecode
 from studio.roles import is_admin
@@ -94,18 +92,18 @@ class SourceVideoAdmin(admin.ModelAdmin):
             raise PermissionDenied
         form = VideoImportForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
-            upload = form.cleaned_data["file"]
+            data = form.cleaned_data
             try:
-                video = self._import_upload(request, upload, form.cleaned_data)
-            except (MediaRejected, DuplicateVideo, FFmpegError) as exc:
+                # Quick: the first bytes are checked and the file is staged; a media worker
+                # probes it while the import page shows its progress.
+                job = video_import_stage(
+                    upload=data["file"], scene=data["scene"], title=data["title"], user=request.user
+                )
+            except MediaRejected as exc:
                 form.add_error("file", str(exc))
             else:
-                messages.success(
-                    request,
-                    f"Imported “{video.title}”: {video.frame_count} "
-                    f"frames, {video.duration_us / 1e6:.2f} s.",
-                )
-                return redirect(reverse("admin:media_sourcevideo_change", args=[video.pk]))
+                messages.info(request, f"“{job.title}” is being imported on a media worker.")
+                return redirect(reverse("admin:media_videoimport_change", args=[job.pk]))
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
@@ -119,24 +117,60 @@ class SourceVideoAdmin(admin.ModelAdmin):
             status=400 if form.errors else 200,
         )
 
-    @staticmethod
-    def _import_upload(request, upload, data):
-        title = data["title"] or Path(upload.name).name
-        if hasattr(upload, "temporary_file_path"):
-            return video_import(
-                path=upload.temporary_file_path(),
-                scene=data["scene"],
-                title=title,
-                user=request.user,
-            )
-        # Small uploads live in memory; the probe needs a file.
-        with tempfile.NamedTemporaryFile(suffix=".upload") as handle:
-            for chunk in upload.chunks():
-                handle.write(chunk)
-            handle.flush()
-            return video_import(
-                path=handle.name, scene=data["scene"], title=title, user=request.user
-            )
+
+@admin.register(VideoImport)
+class VideoImportAdmin(admin.ModelAdmin):
+    """Uploads and how their import went; made by the import page, written by the worker."""
+
+    list_display = (
+        "title", "scene", "status", "progress_percent", "attempts", "created_at", "finished_at"
+    )  # fmt: skip
+    list_filter = ("status", "scene")
+    search_fields = ("title", "error")
+    # Status, progress, video and reason are in the live box the page polls (change_form.html).
+    fields = ("title", "scene", "size_bytes", "created_by", "created_at")
+    readonly_fields = fields
+    change_form_template = "admin/media/videoimport/change_form.html"
+
+    def has_add_permission(self, request) -> bool:
+        return False  # imports start on the source video import page
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    @admin.display(description="progress")
+    def progress_percent(self, obj) -> str:
+        return f"{obj.progress:.0%}"
+
+    def get_urls(self):
+        return [
+            path(
+                "<int:import_id>/progress/",
+                self.admin_site.admin_view(self.progress_view),
+                name="media_videoimport_progress",
+            ),
+            *super().get_urls(),
+        ]
+
+    def progress_view(self, request, import_id: int):
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        job = get_object_or_404(VideoImport, pk=import_id)
+        progress = video_import_progress(job)
+        if job.video_id is not None:
+            progress["video_url"] = reverse("admin:media_sourcevideo_change", args=[job.video_id])
+        return JsonResponse(progress)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra = {**(extra_context or {})}
+        job = VideoImport.objects.filter(pk=object_id).first()
+        if job is not None:
+            extra["import_progress"] = video_import_progress(job)
+            extra["progress_url"] = reverse("admin:media_videoimport_progress", args=[job.pk])
+        return super().change_view(request, object_id, form_url, extra)
 
 
 @admin.register(RenderedMedia)

@@ -11,6 +11,8 @@ Every call goes through here so the safety rules hold everywhere:
   ``-format_whitelist``; playlist and concat demuxers can therefore never run;
 - ``-probesize``/``-analyzeduration`` bound what a hostile header can make ffmpeg read;
 - a timeout (``FFMPEG_TIMEOUT_SECONDS``) kills a runaway process;
+- ffmpeg dies with the process that started it (``studio.processes.die_with_parent``), so a
+  SIGKILLed worker leaves no ffmpeg writing on under a re-parented pid;
 - a failure raises :class:`FFmpegError` carrying the tail of stderr, which is where ffmpeg says why.
 """
 
@@ -18,10 +20,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Sequence
+import threading
+from collections import deque
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from django.conf import settings
+
+from studio.processes import die_with_parent
 
 # Demuxers we accept. Uploads can only ever be given the first three (media.probe sniffs the bytes);
 # png_pipe reads back the lossless frames this project renders itself, for verification.
@@ -108,6 +114,7 @@ def run_ffmpeg(
             capture_output=True,
             timeout=limit,
             check=False,
+            preexec_fn=die_with_parent(),
         )
     except subprocess.TimeoutExpired as exc:
         raise FFmpegError(
@@ -131,6 +138,7 @@ def popen_ffmpeg(
         stdin=stdin if stdin is not None else subprocess.DEVNULL,
         stdout=stdout if stdout is not None else subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        preexec_fn=die_with_parent(),
     )
 
 
@@ -153,5 +161,74 @@ def finish(proc: subprocess.Popen, *, timeout: float | None = None) -> None:
         raise FFmpegError(
             f"ffmpeg exited with code {proc.returncode}",
             stderr_tail=_tail(stderr),
+            returncode=proc.returncode,
+        )
+
+
+def stream_ffmpeg_lines(
+    args: Sequence[str],
+    *,
+    loglevel: str = "error",
+    timeout: float | None = None,
+    from_stderr: bool = False,
+) -> Iterator[bytes]:
+    """Run ffmpeg and yield its stdout (or, with ``from_stderr``, its log) line by line, as it
+    writes them.
+
+    For outputs too long to hold (one line per packet or frame of a long file): the caller keeps
+    what it needs and memory stays flat. When stdout is read, stderr is drained by a thread
+    (keeping only its tail), so a chatty ffmpeg cannot block on a full pipe. Closing the
+    generator early (``close()``) kills ffmpeg. A non-zero exit or the timeout raises FFmpegError
+    with the stderr tail, after the last line.
+    """
+    limit = timeout if timeout is not None else settings.FFMPEG_TIMEOUT_SECONDS
+    proc = popen_ffmpeg(
+        args, loglevel=loglevel, stdout=subprocess.DEVNULL if from_stderr else subprocess.PIPE
+    )
+    tail: deque[bytes] = deque(maxlen=40 if from_stderr else 4)
+    timed_out = threading.Event()
+
+    def drain() -> None:
+        for chunk in iter(lambda: proc.stderr.read(STDERR_TAIL_CHARS), b""):
+            tail.append(chunk)
+
+    def stop() -> None:
+        timed_out.set()
+        proc.kill()
+
+    drainer = None
+    if not from_stderr:
+        drainer = threading.Thread(target=drain, name="ffmpeg-stderr", daemon=True)
+        drainer.start()
+    timer = threading.Timer(limit, stop)
+    timer.daemon = True
+    timer.start()
+    try:
+        if from_stderr:
+            for line in proc.stderr:
+                tail.append(line)
+                yield line
+        else:
+            yield from proc.stdout
+        proc.wait()
+    finally:
+        timer.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if drainer is not None:
+            drainer.join(timeout=5)
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+    stderr_tail = _tail(b"".join(tail))
+    if timed_out.is_set():
+        raise FFmpegError(
+            f"ffmpeg did not finish within {limit} s and was stopped", stderr_tail=stderr_tail
+        )
+    if proc.returncode != 0:
+        raise FFmpegError(
+            f"ffmpeg exited with code {proc.returncode}",
+            stderr_tail=stderr_tail,
             returncode=proc.returncode,
         )

@@ -323,3 +323,68 @@ class MediaGrant(models.Model):
 
     def __str__(self) -> str:
         return f"grant {self.pk} for user {self.user_id}"
+
+
+class VideoImport(Leased):
+    """An uploaded file on its way to becoming a SourceVideo: probing a long file takes a while,
+    so the web request only stages the bytes and a media worker probes them (``media.imports``).
+
+    Status moves pending → probing → done (with its video) or failed (with the reason). The
+    worker holds a lease while it probes; if it dies, the lease sweeper queues the import again
+    (``studio/leases.py``). The staged upload is deleted once the import is done or failed.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        PROBING = "probing", "Probing"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    scene = models.ForeignKey(Scene, on_delete=models.PROTECT, related_name="+")
+    title = models.CharField(max_length=255)
+    upload = models.CharField(
+        max_length=255, help_text="Storage name of the staged upload until the import finishes"
+    )
+    size_bytes = models.BigIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    progress = models.FloatField(default=0.0, help_text="Share of the video indexed, 0 to 1")
+    video = models.ForeignKey(
+        SourceVideo, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=["pending", "probing", "done", "failed"]),
+                name="videoimport_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="done") | Q(video__isnull=False),
+                name="videoimport_done_has_video",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="failed") | ~Q(error=""),
+                name="videoimport_failed_has_reason",
+            ),
+            models.CheckConstraint(
+                condition=Q(progress__gte=0, progress__lte=1), name="videoimport_progress_share"
+            ),
+        ]
+        indexes = [
+            # The lease sweeper: WHERE status = 'probing' AND lease_expires_at < now
+            models.Index(fields=["status", "lease_expires_at"], name="videoimport_lease_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"import of {self.title}"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)

@@ -1,4 +1,4 @@
-"""What a media file is, decided by its bytes and by decoding it — never by its name.
+"""What a media file is, decided by its bytes and by reading it — never by its name.
 
 Two stages:
 
@@ -7,23 +7,25 @@ Two stages:
    refused here, before ffmpeg runs at all, so a playlist disguised as ``.mp4`` can never make
    ffmpeg open the files it lists.
 2. ffmpeg opens the file with that demuxer pinned (``media.ffmpeg.input_args``): first the header
-   (codec, size, rotation, audio, declared duration) so the limits are enforced before any long
-   work, then every frame is decoded once through the ``showinfo`` filter.
+   alone (codec, declared size, frame rate, rotation, audio, declared duration), so every limit is
+   checked before anything is decoded; then one frame is decoded, which proves the stream is
+   decodable; then the frame-time index is built from the container's packets in one streaming
+   pass.
 
-Why decode with ``showinfo`` for the frame-time index: it prints each *decoded* frame's integer
-``pts`` together with the link's exact time base, so the index is exact (integer ticks, no float
-seconds) and is precisely the sequence of frames a renderer will later decode — including frames
-an edit list drops or B-frame reordering moves, which a packet-level listing (``framecrc`` with
-stream copy) would get wrong. ``checksum=0`` skips hashing the pixels, the null muxer with
-``wrapped_avframe`` skips copying them, and ``-noautorotate`` avoids an unneeded transpose, so the
-cost is the decode alone. ``-copyts -start_at_zero`` put frames on the file's own timeline (the
-same timeline ``-ss`` seeks on), and the first decoded video frame's time there is stored as the
-origin, so rebased times map back exactly when rendering.
+Why packets, and why streaming: a file of 1.68 million tiny frames is small on disk and under the
+duration limit, yet decoding it frame by frame and holding every frame's log line took minutes and
+gigabytes. The index instead comes from a stream copy (``-c copy -f framecrc``: one short line per
+packet, no decoding), read line by line; each presentation time goes into an ``array('q')`` (8
+bytes a frame), never into a list of objects, and the pass stops as soon as the frame count goes
+over ``MEDIA_MAX_FRAMES``. Memory is therefore a few bytes per frame and the time is that of a
+demux. Packet times are the frames a decoder shows once sorted (B-frame reordering only changes
+the order) and once the packets an edit list marks as discarded (``F=0x..`` with the discard bit)
+are left out, which is what the decoder does with them. ``-copyts -start_at_zero`` put packets on
+the file's own timeline (the timeline ``-ss`` seeks on); the first frame's time there is stored as
+the origin, so rebased times map back exactly when rendering.
 
-Files this project has just rendered are checked by ``container_index`` instead: their video
-packets are listed from the container alone (``framecrc`` over a stream copy, no decoding). That
-is exact for our own H.264 outputs, which have no edit list dropping frames, and any packet that
-should not be there makes the count or a time disagree, so a doubtful file is refused, never
+Files this project has just rendered are checked by ``container_index``: their video packets,
+listed the same way, must be exactly the frames expected, so a doubtful file is refused, never
 accepted.
 """
 
@@ -31,6 +33,9 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -39,7 +44,14 @@ from subprocess import CompletedProcess
 import numpy as np
 from django.conf import settings
 
-from media.ffmpeg import FFmpegError, input_args, run_ffmpeg
+from media.ffmpeg import (
+    FFmpegError,
+    finish,
+    input_args,
+    popen_ffmpeg,
+    run_ffmpeg,
+    stream_ffmpeg_lines,
+)
 from media.timebase import US_PER_SECOND
 
 
@@ -61,8 +73,9 @@ class Probe:
     has_audio: bool
     duration_us: int  # last frame's time + its duration
     origin_us: int  # time of the first decoded frame on the file's timeline
-    frame_times_us: tuple[int, ...]  # every decoded frame, first at 0, strictly increasing
-    keyframe_times_us: tuple[int, ...]
+    # int64 arrays (8 bytes a frame, not a Python object per frame)
+    frame_times_us: np.ndarray  # every frame in presentation order, first at 0, increasing
+    keyframe_times_us: np.ndarray
 
     @property
     def frame_count(self) -> int:
@@ -80,13 +93,21 @@ class Probe:
 _MP4_BOXES = {b"ftyp", b"moov", b"mdat", b"free", b"skip", b"wide", b"pnot"}
 
 
+SNIFF_BYTES = 4096
+
+
 def sniff_container(path: str | os.PathLike) -> tuple[str, str]:
     """(demuxer, mime type) from the file's first bytes; MediaRejected for anything else."""
     try:
         with open(path, "rb") as handle:
-            head = handle.read(4096)
+            head = handle.read(SNIFF_BYTES)
     except OSError as exc:
         raise MediaRejected(f"cannot read the file: {exc.strerror}") from None
+    return sniff_head(head)
+
+
+def sniff_head(head: bytes) -> tuple[str, str]:
+    """(demuxer, mime type) from the first ``SNIFF_BYTES`` of a file."""
     if len(head) < 16:
         raise MediaRejected("the file is too short to be a video")
     box_size = int.from_bytes(head[:4], "big")
@@ -107,18 +128,27 @@ def sniff_container(path: str | os.PathLike) -> tuple[str, str]:
     )
 
 
-# --- stage 2: ffmpeg reads the header, then decodes every frame ----------------------------------
+# --- stage 2: ffmpeg reads the header, decodes one frame, then lists every packet ---------------
 
 _INPUT_RE = re.compile(r"^Input #0, (?P<fmt>[^ ]+), from", re.M)
 _DURATION_RE = re.compile(r"Duration: (?P<h>\d+):(?P<m>\d\d):(?P<s>\d\d(?:\.\d+)?)")
 _VIDEO_RE = re.compile(r"Stream #0:\d+[^:]*: Video: (?P<codec>[A-Za-z0-9_]+)(?P<rest>[^\n]*)")
 _SIZE_RE = re.compile(r", (?P<w>\d{1,6})x(?P<h>\d{1,6})[ ,\n]")
+_FPS_RE = re.compile(r", (?P<fps>\d{1,9}(?:\.\d{1,6})?)(?P<k>k?) (?P<unit>fps|tbr)")
+# ffmpeg refuses a size its image code cannot hold (over 16384 a side, roughly) and then prints
+# no size in the header at all; this line is the only place the declared size still appears.
+_INVALID_SIZE_RE = re.compile(r"Picture size (?P<w>\d{1,9})x(?P<h>\d{1,9}) is invalid")
 _AUDIO_RE = re.compile(r"Stream #0:\d+[^:]*: Audio: ")
 _ROTATION_RE = re.compile(r"rotation of (?P<deg>-?\d+(?:\.\d+)?) degrees")
-_CONFIG_RE = re.compile(r"config in time_base: (?P<tb>\d+/\d+), frame_rate: (?P<fr>\d+/\d+)")
-_FRAME_RE = re.compile(
-    r"n:\s*(?P<n>\d+) pts:\s*(?P<pts>-?\d+) .*? duration:\s*(?P<dur>-?\d+).*? iskey:(?P<key>[01])"
-)
+_TB_RE = re.compile(rb"^#tb 0: (?P<num>\d+)/(?P<den>\d+)$")
+
+# Packet flags as framecrc prints them (libavcodec's AV_PKT_FLAG_*): a packet whose flags are
+# exactly "key" prints none.
+_FLAG_KEY = 0x1
+_FLAG_DISCARD = 0x4
+_NOPTS = -(2**63)  # libavutil's AV_NOPTS_VALUE, as framecrc prints a missing time
+# How often (in packets) the index pass reports progress.
+PROGRESS_EVERY_PACKETS = 50_000
 
 
 def _run_on_video(args: list[str], *, refusal: str, timeout: float) -> CompletedProcess:
@@ -127,25 +157,60 @@ def _run_on_video(args: list[str], *, refusal: str, timeout: float) -> Completed
     try:
         return run_ffmpeg(args, loglevel="info", timeout=timeout)
     except FFmpegError as exc:
+        _refuse_declared_size(exc.stderr_tail)
         if "matches no streams" in exc.stderr_tail:
             raise MediaRejected("the file has no video stream") from None
         raise MediaRejected(f"{refusal}: {_last_line(exc)}") from None
 
 
-def _header(path: Path, demuxer: str) -> str:
-    # Decoding one frame proves the stream is decodable and prints the full header.
-    result = _run_on_video(
-        [*input_args(path, demuxer=demuxer), "-map", "0:v:0", "-frames:v", "1",
-         "-f", "null", "-"],
-        refusal="ffmpeg cannot read the file as a video",
-        timeout=60,
-    )  # fmt: skip
-    return result.stderr.decode("utf-8", "replace")
-
-
 def _last_line(exc: FFmpegError) -> str:
     lines = [line for line in exc.stderr_tail.splitlines() if line.strip()]
     return lines[-1].strip() if lines else str(exc)
+
+
+def _side_limit_message(width: int, height: int) -> str:
+    return (
+        f"the picture is declared as {width}x{height}; the largest accepted is "
+        f"{settings.MEDIA_MAX_SIDE_PX} px a side (setting MEDIA_MAX_SIDE_PX)"
+    )
+
+
+def _refuse_declared_size(log: str) -> None:
+    invalid = _INVALID_SIZE_RE.search(log)
+    if invalid:
+        raise MediaRejected(_side_limit_message(int(invalid["w"]), int(invalid["h"])))
+
+
+def _header(path: Path, demuxer: str) -> str:
+    """ffmpeg's description of the file, from opening it and copying one packet: nothing is
+    decoded, so a declared size too large to decode is still described (and refused by us)."""
+    args = [*input_args(path, demuxer=demuxer), "-map", "0:v:0", "-c", "copy", "-frames:v", "1",
+            "-f", "null", "-"]  # fmt: skip
+    result = _run_on_video(args, refusal="ffmpeg cannot read the file as a video", timeout=60)
+    header = result.stderr.decode("utf-8", "replace")
+    _refuse_declared_size(header)
+    return header
+
+
+@contextmanager
+def _decoding_one_frame(path: Path, demuxer: str) -> Iterator[None]:
+    """Decode the first frame, which proves the stream is decodable, while the block runs (the
+    index pass): a second process on another core instead of more time. Started only after the
+    header's limits passed, so no oversized picture is ever decoded."""
+    args = [*input_args(path, demuxer=demuxer), "-map", "0:v:0", "-frames:v", "1",
+            "-f", "null", "-"]  # fmt: skip
+    proc = popen_ffmpeg(args, loglevel="error")
+    try:
+        yield
+    except BaseException:
+        proc.kill()
+        proc.communicate()
+        raise
+    try:
+        finish(proc, timeout=60)
+    except FFmpegError as exc:
+        _refuse_declared_size(exc.stderr_tail)
+        raise MediaRejected(f"ffmpeg cannot decode the video: {_last_line(exc)}") from None
 
 
 def _rotation(header: str) -> int:
@@ -159,107 +224,310 @@ def _rotation(header: str) -> int:
     return degrees
 
 
-def _decode_log(path: Path, demuxer: str, *, timeout: float) -> str:
-    result = _run_on_video(
-        ["-copyts", "-start_at_zero", "-noautorotate", *input_args(path, demuxer=demuxer),
-         "-map", "0:v:0", "-vf", "showinfo=checksum=0", "-fps_mode", "passthrough",
-         "-c:v", "wrapped_avframe", "-f", "null", "-"],
-        refusal="the video cannot be decoded",
-        timeout=timeout,
-    )  # fmt: skip
-    return result.stderr.decode("utf-8", "replace")
+@dataclass(frozen=True)
+class _Header:
+    container: str
+    codec: str
+    width: int
+    height: int
+    fps: Fraction  # as declared (0 when the header names none)
+    seconds: float  # declared duration (0 when the header names none)
+    rotation: int
+    has_audio: bool
 
 
-def probe_file(path: str | os.PathLike) -> Probe:
-    """Probe ``path``; MediaRejected explains any refusal (kind, limits, corruption).
-
-    The limits are checked on the header before the long decoding pass runs.
-    """
-    path = Path(path)
-    demuxer, mime_type = sniff_container(path)
+def _read_header(path: Path, demuxer: str) -> _Header:
+    """The header, with every limit that the header alone can decide checked."""
     header = _header(path, demuxer)
-
     fmt = _INPUT_RE.search(header)
     video = _VIDEO_RE.search(header)
     if not fmt or not video:
         raise MediaRejected("the file has no video stream")
-    size = _SIZE_RE.search(video.group("rest") + "\n")
+    rest = video.group("rest") + "\n"
+    size = _SIZE_RE.search(rest)
     if not size:
         raise MediaRejected("the video stream has no picture size")
     width, height = int(size.group("w")), int(size.group("h"))
+    if max(width, height) > settings.MEDIA_MAX_SIDE_PX:
+        raise MediaRejected(_side_limit_message(width, height))
     if width * height > settings.MEDIA_MAX_PIXELS:
         raise MediaRejected(
-            f"the picture is {width}x{height}, over the limit of {settings.MEDIA_MAX_PIXELS} pixels"
+            f"the picture is {width}x{height}, over the limit of {settings.MEDIA_MAX_PIXELS} "
+            "pixels (setting MEDIA_MAX_PIXELS)"
         )
-    declared = _DURATION_RE.search(header)
+    if min(width, height) < settings.MEDIA_MIN_SIDE_PX:
+        raise MediaRejected(
+            f"the picture is {width}x{height}; the smallest accepted is "
+            f"{settings.MEDIA_MIN_SIDE_PX} px a side (setting MEDIA_MIN_SIDE_PX)"
+        )
+    # Of the rates the header names (average "fps", and "tbr", ffmpeg's guess of the base rate)
+    # the lower is checked: an AVI of B-frames can claim 600 fps for a 30 fps stream. The rate
+    # measured on the index is checked again afterwards.
+    rates = [Fraction(m["fps"]) * (1000 if m["k"] else 1) for m in _FPS_RE.finditer(rest)]
+    fps = min(rates) if rates else Fraction(0)
+    _check_fps(fps, "declares")
     seconds = 0.0
+    declared = _DURATION_RE.search(header)
     if declared:
         seconds = int(declared["h"]) * 3600 + int(declared["m"]) * 60 + float(declared["s"])
-        if seconds > settings.MEDIA_MAX_DURATION_SECONDS:
-            raise MediaRejected(
-                f"the video lasts {seconds:.0f} s, over the limit of "
-                f"{settings.MEDIA_MAX_DURATION_SECONDS} s"
-            )
-    rotation = _rotation(header)
+        _check_duration(seconds)
+    return _Header(
+        container=fmt["fmt"],
+        codec=video["codec"],
+        width=width,
+        height=height,
+        fps=fps,
+        seconds=seconds,
+        rotation=_rotation(header),
+        has_audio=bool(_AUDIO_RE.search(header)),
+    )
 
-    # Decoding takes longer the longer the video: the budget grows by its declared duration (a
-    # decoder slower than real time on this machine would be the thing to fix).
-    log = _decode_log(path, demuxer, timeout=settings.FFMPEG_TIMEOUT_SECONDS + seconds)
-    config = _CONFIG_RE.search(log)
-    frames = [(int(m["pts"]), int(m["dur"]), m["key"] == "1") for m in _FRAME_RE.finditer(log)]
-    if not config or not frames:
+
+def _check_fps(fps: Fraction, verb: str) -> None:
+    if fps > settings.MEDIA_MAX_FPS:
+        raise MediaRejected(
+            f"the video {verb} {float(fps):.3g} frames per second; the most accepted is "
+            f"{settings.MEDIA_MAX_FPS} (setting MEDIA_MAX_FPS)"
+        )
+
+
+def _check_duration(seconds: float) -> None:
+    if seconds > settings.MEDIA_MAX_DURATION_SECONDS:
+        raise MediaRejected(
+            f"the video lasts {seconds:.0f} s, over the limit of "
+            f"{settings.MEDIA_MAX_DURATION_SECONDS} s (setting MEDIA_MAX_DURATION_SECONDS)"
+        )
+
+
+def _too_many_frames() -> MediaRejected:
+    return MediaRejected(
+        f"the video has more than {settings.MEDIA_MAX_FRAMES} frames, the most accepted "
+        "(setting MEDIA_MAX_FRAMES)"
+    )
+
+
+@dataclass(frozen=True)
+class PacketIndex:
+    """Every shown video packet of a file, compactly: ticks of ``time_base``, in file order."""
+
+    time_base: Fraction
+    pts: np.ndarray  # int64, one per frame, file (decode) order
+    keyframe_pts: np.ndarray  # int64
+    last_duration: int  # duration in ticks of the packet shown last (0 if unknown)
+
+
+def packet_index(
+    path: str | os.PathLike,
+    *,
+    demuxer: str,
+    max_frames: int,
+    timeout: float,
+    progress: Callable[[float], None] | None = None,
+) -> PacketIndex:
+    """List the video packets of ``path`` in one streaming pass (memory: 8 bytes a frame).
+
+    MediaRejected when there are more than ``max_frames``, when a packet has no presentation
+    time, or when the file does not demux. ``progress`` is called now and then with the latest
+    presentation time seen, in seconds.
+    """
+    # -flush_packets 0: write the listing in full buffers, not one write (and one wake-up of
+    # this process) per packet, which cost more than the demux itself on tiny packets.
+    args = ["-copyts", "-start_at_zero", *input_args(path, demuxer=demuxer), "-map", "0:v:0",
+            "-c", "copy", "-flush_packets", "0", "-f", "framecrc", "-"]  # fmt: skip
+    pts, keys = array("q"), array("q")
+    time_base: Fraction | None = None
+    last_pts, last_duration = None, 0
+    lines = stream_ffmpeg_lines(args, loglevel="error", timeout=timeout)
+    try:
+        for line in lines:
+            if line.startswith(b"#"):
+                tb = _TB_RE.match(line.rstrip())
+                if tb and time_base is None:
+                    time_base = Fraction(int(tb["num"]), int(tb["den"]))
+                continue
+            # stream, dts, pts, duration, size, crc[, F=0x<flags>][, S=<side data>...]
+            fields = line.split(b",", 7)
+            if len(fields) < 6:
+                continue
+            flags = _FLAG_KEY
+            if len(fields) > 6 and fields[6].startswith(b" F=0x"):
+                flags = int(fields[6][5:], 16)
+            if flags & _FLAG_DISCARD:
+                continue  # an edit list hides this packet's frame; the decoder drops it too
+            t = int(fields[2]) if fields[2].strip() != b"NOPTS" else _NOPTS
+            if t == _NOPTS:
+                raise MediaRejected("a video packet has no presentation time")
+            pts.append(t)
+            if flags & _FLAG_KEY:
+                keys.append(t)
+            if last_pts is None or t > last_pts:
+                last_pts, last_duration = t, int(fields[3])
+            if len(pts) > max_frames:
+                raise _too_many_frames()
+            if progress is not None and len(pts) % PROGRESS_EVERY_PACKETS == 0 and time_base:
+                progress(float(last_pts * time_base))
+    except FFmpegError as exc:
+        raise MediaRejected(f"the video cannot be read to the end: {_last_line(exc)}") from None
+    finally:
+        lines.close()  # stops ffmpeg at once when we stopped early
+    if time_base is None or not pts:
+        raise MediaRejected("the video stream holds no frames")
+    return PacketIndex(
+        time_base=time_base,
+        pts=np.frombuffer(pts, dtype=np.int64),
+        keyframe_pts=np.frombuffer(keys, dtype=np.int64),
+        last_duration=max(last_duration, 0),
+    )
+
+
+_CONFIG_RE = re.compile(rb"config in time_base: (?P<num>\d+)/(?P<den>\d+), frame_rate: ")
+_FRAME_RE = re.compile(
+    rb"n:\s*(?P<n>\d+) pts:\s*(?P<pts>-?\d+) .*? duration:\s*(?P<dur>-?\d+).*? iskey:(?P<key>[01])"
+)
+
+
+def decoded_index(
+    path: str | os.PathLike,
+    *,
+    demuxer: str,
+    max_frames: int,
+    timeout: float,
+    progress: Callable[[float], None] | None = None,
+) -> PacketIndex:
+    """The index from decoding every frame, for AVI: its packets carry no presentation times
+    (B-frames are timed by the decoder), so only decoding says when each frame is shown.
+
+    Streaming like ``packet_index`` (``showinfo`` prints one log line per decoded frame, read as
+    it comes); slower, as it decodes. ``checksum=0`` skips hashing pixels, ``wrapped_avframe``
+    skips copying them, ``-noautorotate`` skips an unneeded transpose.
+    """
+    args = ["-copyts", "-start_at_zero", "-noautorotate", *input_args(path, demuxer=demuxer),
+            "-map", "0:v:0", "-vf", "showinfo=checksum=0", "-fps_mode", "passthrough",
+            "-c:v", "wrapped_avframe", "-f", "null", "-"]  # fmt: skip
+    pts, keys = array("q"), array("q")
+    time_base: Fraction | None = None
+    last_duration = 0
+    lines = stream_ffmpeg_lines(args, loglevel="info", timeout=timeout, from_stderr=True)
+    try:
+        for line in lines:
+            frame = _FRAME_RE.search(line)
+            if frame is None:
+                config = _CONFIG_RE.search(line) if time_base is None else None
+                if config:
+                    time_base = Fraction(int(config["num"]), int(config["den"]))
+                continue
+            t = int(frame["pts"])
+            pts.append(t)
+            if frame["key"] == b"1":
+                keys.append(t)
+            last_duration = int(frame["dur"])
+            if len(pts) > max_frames:
+                raise _too_many_frames()
+            if progress is not None and len(pts) % PROGRESS_EVERY_PACKETS == 0 and time_base:
+                progress(float(t * time_base))
+    except FFmpegError as exc:
+        raise MediaRejected(f"the video cannot be decoded: {_last_line(exc)}") from None
+    finally:
+        lines.close()
+    if time_base is None or not pts:
         raise MediaRejected("the video stream decodes to no frames")
-    tb = Fraction(config["tb"])
-    fps = Fraction(config["fr"]) if not config["fr"].startswith("0/") else Fraction(0)
+    return PacketIndex(
+        time_base=time_base,
+        pts=np.frombuffer(pts, dtype=np.int64),
+        keyframe_pts=np.frombuffer(keys, dtype=np.int64),
+        last_duration=max(last_duration, 0),
+    )
 
-    pts = np.array([f[0] for f in frames], dtype=np.int64)
+
+def _ticks_to_us(ticks: np.ndarray, scale: Fraction) -> np.ndarray:
+    """Exact rational conversion of ticks to µs, rounded to the nearest µs, in int64."""
+    if ticks.size and int(np.abs(ticks).max()) * 2 * scale.numerator >= 2**62:
+        raise MediaRejected("the video's time base and timestamps are out of range")
+    return (ticks * (scale.numerator * 2) + scale.denominator) // (2 * scale.denominator)
+
+
+def probe_file(
+    path: str | os.PathLike, *, progress: Callable[[float], None] | None = None
+) -> Probe:
+    """Probe ``path``; MediaRejected explains any refusal (kind, limits, corruption).
+
+    The limits are checked on the header before the long indexing pass runs, and the frame
+    count during it. ``progress`` receives the share of the declared duration indexed so far
+    (0 to 1), now and then.
+    """
+    path = Path(path)
+    demuxer, mime_type = sniff_container(path)
+    head = _read_header(path, demuxer)
+
+    seconds = head.seconds
+    on_seconds = None
+    if progress is not None and seconds > 0:
+
+        def on_seconds(done: float) -> None:
+            progress(min(max(done / seconds, 0.0), 1.0))
+
+    # Reading packets is a demux, far faster than real time; the budget still grows with the
+    # declared duration, so a slow disk (or AVI's decoding pass) does not refuse a long file.
+    with _decoding_one_frame(path, demuxer):
+        build = decoded_index if demuxer == "avi" else packet_index
+        index = build(
+            path,
+            demuxer=demuxer,
+            max_frames=settings.MEDIA_MAX_FRAMES,
+            timeout=settings.FFMPEG_TIMEOUT_SECONDS + seconds,
+            progress=on_seconds,
+        )
+    tb = index.time_base
+    # Presentation order: B-frames arrive before the frames they precede on screen.
+    pts = np.sort(index.pts, kind="stable")
     if (np.diff(pts) <= 0).any():
-        raise MediaRejected("the video's frame timestamps are not strictly increasing")
-    ticks = pts - pts[0]
-    # Exact rational conversion, rounded to the nearest microsecond.
+        raise MediaRejected("two frames of the video have the same timestamp")
     scale = tb * US_PER_SECOND
-    times = (ticks * scale.numerator * 2 + scale.denominator) // (2 * scale.denominator)
+    ticks = pts - pts[0]
+    times = _ticks_to_us(ticks, scale)
+    del ticks
     if (np.diff(times) <= 0).any():
         raise MediaRejected("two frames are less than a microsecond apart")
     origin_us = round(Fraction(int(pts[0])) * scale)
-    gaps = np.diff(ticks)
+    gaps = np.diff(pts)
     is_vfr = bool(gaps.size and (gaps != gaps[0]).any())
-    last_duration_ticks = frames[-1][1]
+    fps = head.fps
+    last_duration_ticks = index.last_duration
     if last_duration_ticks <= 0 and gaps.size:
         last_duration_ticks = int(gaps[-1])
     if last_duration_ticks <= 0:
         last_duration_ticks = round(1 / (fps * tb)) if fps else 1
     duration_us = int(times[-1]) + round(Fraction(last_duration_ticks) * scale)
-    if duration_us > settings.MEDIA_MAX_DURATION_SECONDS * US_PER_SECOND:
-        raise MediaRejected(
-            f"the video lasts {duration_us / US_PER_SECOND:.0f} s, over the limit of "
-            f"{settings.MEDIA_MAX_DURATION_SECONDS} s"
-        )
+    _check_duration(duration_us / US_PER_SECOND)
     # Nominal rate: exact from the tick interval when constant; otherwise the mean rate over the
     # frames (ffmpeg's own guess for VFR is the finest grid the times fit, e.g. 60 for 24-ish).
     if gaps.size and not is_vfr:
         fps = 1 / (Fraction(int(gaps[0])) * tb)
     elif gaps.size:
-        fps = (Fraction(int(gaps.size)) / (Fraction(int(ticks[-1])) * tb)).limit_denominator(1001)
+        fps = (Fraction(int(gaps.size)) / (Fraction(int(pts[-1] - pts[0])) * tb)).limit_denominator(
+            1001
+        )
     elif fps <= 0:
         fps = Fraction(30)
-    keyframes = tuple(int(t) for t, f in zip(times, frames, strict=True) if f[2])
+    _check_fps(fps, "has")
+    keyframes = _ticks_to_us(np.sort(index.keyframe_pts) - pts[0], scale)
+    keyframes = keyframes[keyframes >= 0]
 
     return Probe(
-        container=fmt["fmt"],
+        container=head.container,
         demuxer=demuxer,
         mime_type=mime_type,
-        codec=video["codec"],
-        width=width,
-        height=height,
-        rotation=rotation,
+        codec=head.codec,
+        width=head.width,
+        height=head.height,
+        rotation=head.rotation,
         fps=fps,
         is_vfr=is_vfr,
-        has_audio=bool(_AUDIO_RE.search(header)),
+        has_audio=head.has_audio,
         duration_us=duration_us,
         origin_us=origin_us,
-        frame_times_us=tuple(int(t) for t in times),
-        keyframe_times_us=keyframes or (0,),
+        frame_times_us=times,
+        keyframe_times_us=keyframes if keyframes.size else np.zeros(1, dtype=np.int64),
     )
 
 
@@ -298,7 +566,7 @@ def container_index(path: str | os.PathLike) -> ContainerIndex:
     for line in table.splitlines():
         if line and not line.startswith("#"):
             fields = [f.strip() for f in line.split(",")]
-            if fields[2] == "NOPTS":
+            if fields[2] == "NOPTS" or int(fields[2]) == _NOPTS:
                 raise MediaRejected("a video packet has no presentation time")
             pts.append(int(fields[2]))
     if not pts:

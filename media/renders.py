@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import Count, Q
@@ -410,7 +411,24 @@ def _render_claimed(media: RenderedMedia, src: SourceRef) -> RenderedMedia:
             found = _render_to(media, src, final)
     except RENDER_ERRORS as exc:
         return _mark_failed(media, exc)
+    except SoftTimeLimitExceeded:
+        # Another attempt would run into the same limit: fail now, with the reason, rather than
+        # leave the lease to run out and the sweeper to try again.
+        return _mark_failed(media, RenderTooLong(_too_long_message()))
     return _mark_ready(media, found, src.frame_times_us)
+
+
+class RenderTooLong(RuntimeError):
+    pass
+
+
+def _too_long_message() -> str:
+    from django.conf import settings
+
+    return (
+        f"the render was stopped at the task's soft time limit of "
+        f"{settings.CELERY_TASK_SOFT_TIME_LIMIT} s (CELERY_TASK_SOFT_TIME_LIMIT)"
+    )
 
 
 def media_render(*, media_id: int) -> RenderedMedia | None:
@@ -422,7 +440,11 @@ def media_render(*, media_id: int) -> RenderedMedia | None:
     if claimed is None:
         return RenderedMedia.objects.filter(pk=media_id).first()
     with _leases_kept([claimed]):
-        return _render_claimed(claimed, _source_ref(claimed.video))
+        try:
+            src = _source_ref(claimed.video)
+        except SoftTimeLimitExceeded:
+            return _mark_failed(claimed, RenderTooLong(_too_long_message()))
+        return _render_claimed(claimed, src)
 
 
 @contextlib.contextmanager

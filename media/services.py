@@ -1,9 +1,11 @@
-"""Writes of the media app: importing source videos. (Rendering lives in ``media.rendering``.)"""
+"""Writes of the media app: importing source videos. (Uploads handed to a worker: ``media.imports``;
+rendering: ``media.renders``.)"""
 
 from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from django.core.files import File
@@ -36,12 +38,18 @@ def file_sha256(path: str | os.PathLike) -> str:
 
 
 def video_import(
-    *, path: str | os.PathLike, scene: Scene, title: str | None = None, user=None
+    *,
+    path: str | os.PathLike,
+    scene: Scene,
+    title: str | None = None,
+    user=None,
+    progress: Callable[[float], None] | None = None,
 ) -> SourceVideo:
     """Probe ``path``, copy it into storage under its SHA-256 and create its SourceVideo row.
 
     Raises DuplicateVideo for bytes already imported and MediaRejected for anything that is not
     an acceptable video. On any failure neither a row nor a stored file is left behind.
+    ``progress`` receives the share of the video indexed so far (see ``probe_file``).
     """
     path = Path(path)
     if not path.is_file():
@@ -50,7 +58,7 @@ def video_import(
     existing = SourceVideo.objects.select_related("scene").filter(sha256=sha256).first()
     if existing is not None:
         raise DuplicateVideo(existing)
-    probe = probe_file(path)
+    probe = probe_file(path, progress=progress)
 
     video = SourceVideo(
         scene=scene,

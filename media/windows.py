@@ -27,6 +27,10 @@ first_frame    the official window's first frame
 
 ``scene_only`` and ``prompt_only`` carry no sample media and have no window.
 
+The audit's *context* window (not a model condition; ``context_window``) is what a reviewer sees
+after judging the observation: ``[prev.start, next.end)``, or ``start - 5 s`` / ``end + 5 s`` where
+there is no neighbour, clamped to the video.
+
 Short windows: a window that holds no frame (for example Early on a step whose observation is
 at most 0.5 s long) uses the *nearest decoded boundary frame*: the last frame before the
 window's end (frame 0 if the end is at or before the first frame). It never reaches past the end.
@@ -172,6 +176,29 @@ def condition_window(
             return Window(condition, ((previous.start_us, prev_stop), (start, cutoff)))
         case _:
             return _one(condition, start, cutoff, order=FRAME_CONDITIONS[condition])
+
+
+CONTEXT_PAD_US = 5 * US_PER_SECOND
+
+
+def context_window(
+    *,
+    step: StepTimes,
+    duration_us: int,
+    previous: StepTimes | None = None,
+    following: StepTimes | None = None,
+) -> Window:
+    """The surrounding source context of a step (the audit's second phase): from the previous
+    step's start (or 5 s before the step) to the next step's end (or 5 s after), inside
+    ``[0, duration_us)``. Its marks (cutoff, outcome) are the step's own times."""
+    start = previous.start_us if previous is not None else step.start_us - CONTEXT_PAD_US
+    stop = following.end_us if following is not None else step.end_us + CONTEXT_PAD_US
+    start, stop = max(0, min(start, step.start_us)), min(duration_us, max(stop, step.end_us))
+    notes = [
+        "no previous step: 5 s before" if previous is None else "",
+        "no next step: 5 s after" if following is None else "",
+    ]
+    return _one("context", start, stop, "; ".join(n for n in notes if n))
 
 
 # --- frames of a window ----------------------------------------------------------------------

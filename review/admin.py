@@ -364,3 +364,8 @@ class ManifestSampleAdmin(_ReadOnly):
     list_filter = ("manifest",)
     search_fields = ("sample_id",)
     list_select_related = ("manifest",)
+
+
+# The audit's adjudications and corrections (read-only lists).
+from review.audit import admin as _audit_admin  # noqa: E402, F401
+from review.campaigns import admin as _campaigns_admin  # noqa: E402, F401  (registers Campaign)

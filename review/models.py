@@ -146,3 +146,17 @@ class ManifestSample(models.Model):
 
     def delete(self, *args, **kwargs):
         raise FrozenError("Manifest samples are never deleted.")
+
+
+# Campaign rows live in their own module; importing them here registers them with the app.
+# The audit's own records (adjudications, corrections), stored apart from the raw decisions.
+from review.audit.models import Adjudication, Correction  # noqa: E402, F401
+from review.campaigns.models import (  # noqa: E402, F401
+    Assignment,
+    Campaign,
+    CampaignItem,
+    Exclusion,
+    Exposure,
+    ItemOrder,
+    Submission,
+)

@@ -1,8 +1,9 @@
-"""API of releases, sample designs and manifests; mounted at api/review/ by studio/urls.py."""
+"""API of releases, designs, manifests and campaigns; mounted at api/review/ by studio/urls.py."""
 
 from django.urls import path
 
 from review import api
+from review.campaigns import api as campaigns
 
 app_name = "review"
 
@@ -24,5 +25,27 @@ urlpatterns = [
         "manifests/<int:manifest_id>/download/",
         api.ManifestDownloadApi.as_view(),
         name="manifest-download",
+    ),
+    path("campaigns/<int:campaign_id>/claim/", campaigns.ClaimApi.as_view(), name="campaign-claim"),
+    path(
+        "campaigns/<int:campaign_id>/progress/",
+        campaigns.ProgressApi.as_view(),
+        name="campaign-progress",
+    ),
+    path("assignments/<str:token>/", campaigns.AssignmentApi.as_view(), name="assignment"),
+    path("assignments/<str:token>/renew/", campaigns.RenewApi.as_view(), name="assignment-renew"),
+    path(
+        "assignments/<str:token>/release/",
+        campaigns.ReleaseApi.as_view(),
+        name="assignment-release",
+    ),
+    path("assignments/<str:token>/draft/", campaigns.DraftApi.as_view(), name="assignment-draft"),
+    path(
+        "assignments/<str:token>/submit/", campaigns.SubmitApi.as_view(), name="assignment-submit"
+    ),
+    path(
+        "assignments/<str:token>/supersede/",
+        campaigns.SupersedeApi.as_view(),
+        name="assignment-supersede",
     ),
 ]

@@ -9,6 +9,7 @@ from django.conf import settings
 from studio.demo import DemoContext, demo_seeder
 
 DEMO_RUN = "demo-official-stand-in"
+DEMO_STUDY = "demo-evidence-stand-in"
 
 
 def stand_in_base_url() -> str:
@@ -27,6 +28,12 @@ def demo_endpoints() -> list:
             "frames",
             "Stand-in provider (not a model): "
             "predictions from 16 images, picked by a hash of the request.",
+        ),
+        (
+            "stand-in-vlm-b",
+            "stand-in-vision-b",
+            "frames",
+            "Stand-in provider (not a model): a second stand-in for the demo study.",
         ),
         (
             "stand-in-judge",
@@ -62,7 +69,7 @@ def seed_scoring_demo(ctx: DemoContext) -> None:
     from studio.roles import ADMIN
 
     packages_sync_builtin()
-    predictor, _judge = demo_endpoints()
+    predictor, _second, _judge = demo_endpoints()
     if ctx.release is None:
         # Its own name: `freeze_release demo_v1` stays for the reader to try (README).
         ctx.release = release_freeze(name="demo_models_v1", author=ctx.users[ADMIN])
@@ -78,4 +85,31 @@ def seed_scoring_demo(ctx: DemoContext) -> None:
         f"Model runs: endpoints stand-in-vlm and stand-in-judge point at the stand-in provider "
         f"(not a model) on {stand_in_base_url()}; run {DEMO_RUN} predicts the demo release. "
         "Judge it from its page (Runs) or with manage.py judge."
+    )
+
+
+@demo_seeder(order=70)
+def seed_study_demo(ctx: DemoContext) -> None:
+    """A small evidence study (two stand-ins x six conditions) that starts right away: the
+    workers render, predict and judge; its report and charts fill in as they do."""
+    from scoring.packages import package_resolve
+    from scoring.studies import study_create, study_start
+    from studio.roles import ADMIN
+
+    predictor, second, judge = demo_endpoints()
+    study = study_create(
+        name=DEMO_STUDY,
+        template="evidence",
+        release=ctx.release,
+        endpoints=[predictor, second],
+        package=package_resolve("frames-prediction"),
+        judge_endpoint=judge,
+        judge_package=package_resolve("reference-judge"),
+        bootstrap_seed=20260721,
+        user=ctx.users[ADMIN],
+    )
+    study_start(study=study, user=ctx.users[ADMIN])
+    ctx.notes.append(
+        f"Study {DEMO_STUDY}: the stand-ins (not models) under the six evidence conditions; "
+        "its report and charts are under Studies once the workers are through."
     )

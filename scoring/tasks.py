@@ -7,8 +7,31 @@ from celery import shared_task
 
 # A driver works off a run's items; the items carry the leases, so a driver killed with its
 # worker loses only its calls in flight (the sweeper queues them again).
-@shared_task(name="scoring.models.drive_run", acks_late=True, reject_on_worker_lost=True)
+@shared_task(
+    name="scoring.models.drive_run", idempotent=True, acks_late=True, reject_on_worker_lost=True
+)
 def drive_run(run_id: int) -> int:
     from scoring.runs import run_drive
 
     return run_drive(run_id=run_id)
+
+
+# A study moves on when its runs finish (judges start once a condition's predictions are done);
+# this task looks again every few seconds while any of its runs is still working, then stops.
+@shared_task(name="scoring.studies.advance")
+def advance_study(study_id: int) -> bool:
+    from scoring.models import Study
+    from scoring.runs import RunError
+    from scoring.studies.services import study_advance, study_follow, study_runs_open
+
+    study = Study.objects.filter(pk=study_id).first()
+    if study is None:
+        return False
+    try:
+        study_advance(study=study)
+    except RunError:  # shown on the study's page and by study_run; nothing more to do here
+        return False
+    if study_runs_open(study):
+        study_follow(study)
+        return True
+    return False

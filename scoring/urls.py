@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from scoring import views
+from scoring import study_views, views
 
 app_name = "scoring"
 
@@ -12,6 +12,31 @@ urlpatterns = [
     path("runs/<int:run_id>/export.jsonl", views.run_export, name="run-export"),
     path("runs/<int:run_id>/judge/", views.run_judge, name="run-judge"),
     path("runs/<int:run_id>/<slug:action>/", views.run_action, name="run-action"),
+    path("studies/", study_views.study_list, name="study-list"),
+    path("studies/<int:study_id>/", study_views.study_detail, name="study-detail"),
+    path(
+        "studies/<int:study_id>/progress/",
+        study_views.study_progress_fragment,
+        name="study-progress",
+    ),
+    path("studies/<int:study_id>/run/", study_views.study_run, name="study-run"),
+    path("studies/<int:study_id>/report/", study_views.study_report_page, name="study-report"),
+    path(
+        "studies/<int:study_id>/report.<slug:fmt>",
+        study_views.study_report_download,
+        name="study-report-download",
+    ),
+    path(
+        "studies/<int:study_id>/charts/<slug:name>.<slug:fmt>",
+        study_views.study_chart,
+        name="study-chart",
+    ),
+    path("leaderboard/", study_views.leaderboard_page, name="leaderboard"),
+    path(
+        "leaderboard/charts/<slug:name>.<slug:fmt>",
+        study_views.leaderboard_chart,
+        name="leaderboard-chart",
+    ),
     # Only the token: a model server fetching a clip learns nothing else from the URL.
     re_path(
         r"^model-media/(?P<token>[A-Za-z0-9_-]{20,64})$", views.model_media, name="model-media"

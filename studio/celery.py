@@ -5,11 +5,22 @@ from __future__ import annotations
 
 import os
 
-from celery import Celery, bootsteps
+from celery import Celery, Task, bootsteps
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings")
 
-app = Celery("studio")
+
+class StudioTask(Task):
+    """Every task of the project. ``idempotent`` says whether running it twice is harmless (keyed
+    by content hash or natural key, results written under a lease). Only such a task may be
+    acknowledged late: ``shared_task(idempotent=True, acks_late=True,
+    reject_on_worker_lost=True)``, so a worker lost in the middle hands its message back. The
+    rule is tested (tests/studio/test_celery.py) for every registered task."""
+
+    idempotent = False
+
+
+app = Celery("studio", task_cls=StudioTask)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 

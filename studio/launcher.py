@@ -1,7 +1,9 @@
-"""``make run``: the web server and a real Celery worker side by side, stopped together.
+"""``make run``: the web server, real Celery workers and the lease sweeper side by side.
 
-Ctrl-C (or SIGTERM) stops both: the signal is passed on, each child gets 15 s to finish its
-current request or task, then it is killed.
+The launcher supervises them: a child that dies is started again (with back-off) while the others
+go on, so a killed worker comes back and the web server keeps serving. Ctrl-C (or SIGTERM) stops
+them all: the signal is passed on, each child gets 15 s to finish its current request or task,
+then it is killed. If the launcher itself is killed, its children get SIGTERM from the kernel.
 """
 
 from __future__ import annotations
@@ -11,7 +13,10 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+
+from studio.processes import die_with_parent
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,117 +26,193 @@ def main() -> int:
     port = os.environ.get("STUDIO_PORT", "8000")
     concurrency = os.environ.get("WORKER_CONCURRENCY", str(min(os.cpu_count() or 1, 4)))
     python = sys.executable
-    children = {
+    commands = {
         # gunicorn rather than runserver: it stops at once on SIGINT and drains on SIGTERM,
         # where runserver waits for idle keep-alive connections of the video player.
-        "web": subprocess.Popen(
-            [
-                python,
-                "-m",
-                "gunicorn",
-                "studio.wsgi",
-                "--config",
-                "python:studio.gunicorn_conf",
-                "--bind",
-                f"{host}:{port}",
-                "--workers",
-                "1",
-                "--threads",
-                "8",
-                "--graceful-timeout",
-                "10",
-                "--access-logfile",
-                "-",
-            ],
-            cwd=ROOT,
-        ),
-        "worker": subprocess.Popen(
-            [
-                python,
-                "-m",
-                "celery",
-                "-A",
-                "studio",
-                "worker",
-                "-Q",
-                "default,media",
-                "-c",
-                concurrency,
-                "--loglevel",
-                "INFO",
-                "--without-gossip",
-                "--without-mingle",
-            ],
-            cwd=ROOT,
-        ),
-        # Model and judge calls wait on the network: many threads in one process.
-        "models": subprocess.Popen(
-            [
-                python,
-                "-m",
-                "celery",
-                "-A",
-                "studio",
-                "worker",
-                "-Q",
-                "models",
-                "-P",
-                "threads",
-                "-c",
-                os.environ.get("MODEL_WORKER_THREADS", "16"),
-                "-n",
-                "models@%h",
-                "--loglevel",
-                "INFO",
-                "--without-gossip",
-                "--without-mingle",
-            ],
-            cwd=ROOT,
-        ),
+        "web": [
+            python,
+            "-m",
+            "gunicorn",
+            "studio.wsgi",
+            "--config",
+            "python:studio.gunicorn_conf",
+            "--bind",
+            f"{host}:{port}",
+            "--workers",
+            "1",
+            "--threads",
+            "8",
+            "--graceful-timeout",
+            "10",
+            "--access-logfile",
+            "-",
+        ],
+        "worker": [
+            python,
+            "-m",
+            "celery",
+            "-A",
+            "studio",
+            "worker",
+            "-Q",
+            "default,media",
+            "-c",
+            concurrency,
+            "--loglevel",
+            "INFO",
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        # Model and judge calls wait on the network: many threads in one process (48: the 40
+        # drivers of an endpoint at concurrency 32). Two malloc arenas instead of one per thread
+        # pair keep the megabyte request bodies of frames calls from fragmenting the heap
+        # (MALLOC_ARENA_MAX, set in Child.start).
+        "models": [
+            python,
+            "-m",
+            "celery",
+            "-A",
+            "studio",
+            "worker",
+            "-Q",
+            "models",
+            "-P",
+            "threads",
+            "-c",
+            os.environ.get("MODEL_WORKER_THREADS", "48"),
+            "-n",
+            "models@%h",
+            "--loglevel",
+            "INFO",
+            "--without-gossip",
+            "--without-mingle",
+        ],
     }
     if not os.environ.get("CELERY_BROKER_URL", "").startswith(("redis://", "rediss://")):
         # The embedded default also runs the stand-in provider the demo endpoints point at.
-        children["stand-in"] = subprocess.Popen(
-            [python, "manage.py", "serve_stand_in_provider", "--latency-ms", "300"], cwd=ROOT
-        )
+        commands["stand-in"] = [
+            python, "manage.py", "serve_stand_in_provider", "--latency-ms", "300"
+        ]  # fmt: skip
+    # The embedded default's scheduler: re-enqueues work whose worker died (studio/leases.py).
+    commands["sweeper"] = [python, "manage.py", "sweep_leases", "--loop"]
     print(
         f"Intent Studio on http://{host}:{port}/ (Ctrl-C stops web server and worker)", flush=True
     )
+    return Supervisor([Child(name, argv) for name, argv in commands.items()]).run()
 
-    stopping = False
 
-    def stop(signum, _frame):
-        nonlocal stopping
-        if stopping:
+@dataclass
+class Child:
+    """One supervised process and its restart history."""
+
+    name: str
+    argv: list[str]
+    proc: subprocess.Popen | None = None
+    started_at: float = 0.0
+    starts: int = 0
+    quick_exits: int = 0  # exits in a row, each within STABLE_SECONDS of its start
+    restart_at: float | None = None
+
+    def start(self) -> None:
+        # SIGTERM rather than SIGKILL when the launcher itself is killed: each child still
+        # stops the way it stops on Ctrl-C (gunicorn drains, Celery hands back its messages).
+        # Two malloc arenas (unless set): threads' arenas otherwise fragment the heap.
+        self.proc = subprocess.Popen(
+            self.argv,
+            cwd=ROOT,
+            env={"MALLOC_ARENA_MAX": "2", **os.environ},
+            preexec_fn=die_with_parent(signal.SIGTERM),
+        )
+        self.started_at = time.monotonic()
+        self.starts += 1
+        self.restart_at = None
+
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+
+class Supervisor:
+    """Starts the children, restarts one that dies (with back-off), stops them all together.
+
+    A child that dies while running is restarted: a killed worker comes back and the web server
+    goes on serving meanwhile. Back-off doubles from ``BACKOFF_FIRST`` to ``BACKOFF_MAX`` seconds
+    while a child keeps dying within ``STABLE_SECONDS`` of its start, and starts over once it ran
+    that long. A child that dies within ``STARTUP_GRACE`` seconds of its very first start is a
+    set-up problem (a port in use, a database that is not migrated): everything stops, with its
+    exit code, rather than restarting in a loop. A child killed by a signal is always restarted.
+    """
+
+    STARTUP_GRACE = 10.0
+    STABLE_SECONDS = 60.0
+    BACKOFF_FIRST = 1.0
+    BACKOFF_MAX = 30.0
+
+    def __init__(self, children: list[Child]):
+        self.children = children
+        self.stopping = False
+
+    def backoff(self, child: Child) -> float:
+        return min(self.BACKOFF_FIRST * 2 ** max(child.quick_exits - 1, 0), self.BACKOFF_MAX)
+
+    def _stop(self, signum, _frame=None) -> None:
+        if self.stopping:
             return
-        stopping = True
-        for child in children.values():
-            if child.poll() is None:
-                child.send_signal(signal.SIGTERM if signum == signal.SIGTERM else signal.SIGINT)
+        self.stopping = True
+        for child in self.children:
+            if child.running():
+                child.proc.send_signal(
+                    signal.SIGTERM if signum == signal.SIGTERM else signal.SIGINT
+                )
 
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
+    def _tick(self, now: float) -> bool:
+        """One look at every child; False when the launcher must stop."""
+        for child in self.children:
+            if child.proc is not None and child.proc.poll() is not None:
+                ran = now - child.started_at
+                code = child.proc.returncode
+                child.proc = None
+                if child.starts == 1 and ran < self.STARTUP_GRACE and code >= 0:
+                    print(f"{child.name} exited with code {code} at start; stopping",
+                          file=sys.stderr, flush=True)  # fmt: skip
+                    return False
+                child.quick_exits = child.quick_exits + 1 if ran < self.STABLE_SECONDS else 1
+                delay = self.backoff(child)
+                child.restart_at = now + delay
+                print(f"{child.name} exited with code {code} after {ran:.0f} s; restarting in "
+                      f"{delay:.0f} s", file=sys.stderr, flush=True)  # fmt: skip
+            elif child.proc is None and child.restart_at is not None and now >= child.restart_at:
+                child.start()
+                print(f"{child.name} restarted (pid {child.proc.pid})", file=sys.stderr, flush=True)
+        return True
 
-    # Whichever child ends first ends the pair: a worker without a web server is no app.
-    while not stopping and all(child.poll() is None for child in children.values()):
-        time.sleep(0.2)
-    if not stopping:
-        for name, child in children.items():
-            if child.poll() is not None:
-                print(f"{name} exited with code {child.returncode}; stopping", file=sys.stderr)
-        stop(signal.SIGTERM, None)
+    def run(self) -> int:
+        signal.signal(signal.SIGINT, self._stop)
+        signal.signal(signal.SIGTERM, self._stop)
+        for child in self.children:
+            child.start()
+        failed = False
+        while not self.stopping:
+            if not self._tick(time.monotonic()):
+                failed = True
+                self._stop(signal.SIGTERM)
+                break
+            time.sleep(0.2)
+        return self._wait(failed)
 
-    deadline = time.monotonic() + 15
-    clean = True
-    for name, child in children.items():
-        try:
-            child.wait(timeout=max(deadline - time.monotonic(), 0.1))
-        except subprocess.TimeoutExpired:
-            print(f"{name} did not stop within 15 s; killed", file=sys.stderr, flush=True)
-            child.kill()
-            child.wait()
-            clean = False
-    return 0 if clean else 1
+    def _wait(self, failed: bool) -> int:
+        deadline = time.monotonic() + 15
+        clean = not failed
+        for child in self.children:
+            if child.proc is None:
+                continue
+            try:
+                child.proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
+            except subprocess.TimeoutExpired:
+                print(f"{child.name} did not stop within 15 s; killed", file=sys.stderr, flush=True)
+                child.proc.kill()
+                child.proc.wait()
+                clean = False
+        return 0 if clean else 1
 
 
 if __name__ == "__main__":

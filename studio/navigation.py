@@ -20,6 +20,8 @@ NAV_LINKS = (
     NavLink("Home", "home", None),
     NavLink("Videos", "annotation:video-list", frozenset({ANNOTATOR, ADJUDICATOR, ADMIN})),
     NavLink("Runs", "scoring:run-list", frozenset({ADMIN})),
+    NavLink("Studies", "scoring:study-list", frozenset({ADMIN})),
+    NavLink("Leaderboard", "scoring:leaderboard", frozenset({ADMIN})),
     NavLink("Admin", "admin:index", frozenset({ADMIN})),
     NavLink("API", "api-docs", frozenset({ADMIN})),
 )

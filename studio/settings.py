@@ -198,6 +198,12 @@ FFMPEG_BINARY = env_str("FFMPEG_BINARY", "")
 FFMPEG_TIMEOUT_SECONDS = env_int("FFMPEG_TIMEOUT_SECONDS", 600, minimum=1)
 MEDIA_MAX_DURATION_SECONDS = env_int("MEDIA_MAX_DURATION_SECONDS", 4 * 3600, minimum=1)
 MEDIA_MAX_PIXELS = env_int("MEDIA_MAX_PIXELS", 4096 * 2160, minimum=1)
+# Import limits (media/probe.py): checked on the header before the frame index is built, and the
+# frame count again while it is built, so a hostile file is refused before it costs much.
+MEDIA_MAX_SIDE_PX = env_int("MEDIA_MAX_SIDE_PX", 8192, minimum=1)
+MEDIA_MIN_SIDE_PX = env_int("MEDIA_MIN_SIDE_PX", 64, minimum=1)
+MEDIA_MAX_FPS = env_int("MEDIA_MAX_FPS", 240, minimum=1)
+MEDIA_MAX_FRAMES = env_int("MEDIA_MAX_FRAMES", 1_000_000, minimum=1)
 
 # --- Celery ---------------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://localhost//")
@@ -214,19 +220,55 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "store_processed": False,
     }
 else:
-    CELERY_BROKER_TRANSPORT_OPTIONS = {}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {}  # Redis: the visibility timeout is set below
 if CELERY_RESULT_BACKEND.startswith("file://"):
     Path(CELERY_RESULT_BACKEND.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
 CELERY_TASK_ALWAYS_EAGER = False
-CELERY_TASK_ACKS_LATE = True
-CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# Late acknowledgement only where a task says it is safe to run twice (``idempotent=True`` on the
+# task, studio/celery.py): its message is acknowledged after the work, and a worker lost in the
+# middle (SIGKILL, OOM) rejects it so the broker delivers it again. Every other task is
+# acknowledged as it starts and is never run twice.
+CELERY_TASK_ACKS_LATE = False
+CELERY_TASK_REJECT_ON_WORKER_LOST = False
+# One message per pool process at a time: a media worker never holds renders it cannot start,
+# which another idle worker could be doing (and a killed worker takes none down with it).
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
     "media.*": {"queue": "media"},
     "scoring.models.*": {"queue": "models"},
 }
-CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3600, minimum=1)
+# Time limits per task: at the soft limit the task gets SoftTimeLimitExceeded (its lease is not
+# renewed any more, so the sweeper retries it or marks it failed); at the hard limit the pool
+# process is killed. The longest task is a render group: several ffmpeg runs of at most
+# FFMPEG_TIMEOUT_SECONDS each.
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3600, minimum=2)
+CELERY_TASK_SOFT_TIME_LIMIT = env_int(
+    "CELERY_TASK_SOFT_TIME_LIMIT",
+    max(CELERY_TASK_TIME_LIMIT - 60, CELERY_TASK_TIME_LIMIT * 9 // 10),
+    minimum=1,
+)
+if CELERY_TASK_SOFT_TIME_LIMIT >= CELERY_TASK_TIME_LIMIT:
+    raise ImproperlyConfigured(
+        f"CELERY_TASK_SOFT_TIME_LIMIT={CELERY_TASK_SOFT_TIME_LIMIT} must be below "
+        f"CELERY_TASK_TIME_LIMIT={CELERY_TASK_TIME_LIMIT}."
+    )
+# Redis hands an unacknowledged message to another worker once it has been out this long. It
+# must outlast the longest task (the hard time limit), or a slow render would be given to a
+# second worker while the first still works on it.
+REDIS_VISIBILITY_TIMEOUT = env_int(
+    "REDIS_VISIBILITY_TIMEOUT", CELERY_TASK_TIME_LIMIT + 600, minimum=1
+)
+if REDIS_VISIBILITY_TIMEOUT <= CELERY_TASK_TIME_LIMIT:
+    raise ImproperlyConfigured(
+        f"REDIS_VISIBILITY_TIMEOUT={REDIS_VISIBILITY_TIMEOUT} must be longer than "
+        f"the longest task, CELERY_TASK_TIME_LIMIT={CELERY_TASK_TIME_LIMIT}."
+    )
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": REDIS_VISIBILITY_TIMEOUT}
+# Time limits are enforced by the prefork pool (media and default queues). The models worker's
+# threads pool cannot interrupt a thread: there, every model call has its own HTTP timeout and
+# its lease (docs/models.md).
 CELERY_RESULT_EXPIRES = 24 * 3600
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A worker counts as live when it wrote a heartbeat within this many seconds (see /healthz).

@@ -1,6 +1,8 @@
 from celery import shared_task
 
 
+# Neither is acknowledged late: a lost ping is sent again by whoever waits for it, and a lost
+# sweep is replaced by the next one of the beat schedule.
 @shared_task(name="studio.ping")
 def ping(token: str) -> str:
     """Round trip through broker, worker and result backend (used by the smoke test)."""

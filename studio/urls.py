@@ -17,6 +17,8 @@ urlpatterns = [
     path("m/", include("media.urls")),
     path("", include("annotation.urls")),
     path("api/review/", include("review.urls")),
+    path("audit/", include("review.audit.urls")),
+    path("review/", include("review.campaigns.urls")),
     path("", include("scoring.urls")),
 ]
 

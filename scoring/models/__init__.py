@@ -1,21 +1,30 @@
-"""Scoring's tables: endpoints, prompt packages, runs with their items, judgements."""
+"""Scoring's tables: endpoints, file digests, prompt packages, runs with their items, judgements."""
 
+from scoring.models.digests import FileDigest
 from scoring.models.endpoints import Endpoint, MediaInterface
 from scoring.models.judgements import Judgement, SubjectKind
 from scoring.models.packages import PromptPackage, Purpose
+from scoring.models.reports import ReportCache
 from scoring.models.runs import ItemState, Outcome, Run, RunItem, RunKind, RunStatus
+from scoring.models.studies import Study, StudyModel, StudyRun, StudyTemplate
 
 __all__ = [
     "Endpoint",
+    "FileDigest",
     "ItemState",
     "Judgement",
     "MediaInterface",
     "Outcome",
     "PromptPackage",
     "Purpose",
+    "ReportCache",
     "Run",
     "RunItem",
     "RunKind",
     "RunStatus",
+    "Study",
+    "StudyModel",
+    "StudyRun",
+    "StudyTemplate",
     "SubjectKind",
 ]

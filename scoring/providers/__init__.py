@@ -14,6 +14,7 @@ from scoring.providers.client import (
 )
 from scoring.providers.media import (
     MediaPayload,
+    body_bytes,
     file_sha256,
     frames_payload,
     video_base64_payload,
@@ -34,6 +35,7 @@ __all__ = [
     "api_key",
     "backoff_seconds",
     "base_url_check",
+    "body_bytes",
     "chat_call",
     "classify_completion",
     "classify_status",

@@ -146,15 +146,16 @@ def _usage(data) -> dict | None:
 
 def chat_call(
     endpoint: EndpointConfig,
-    body: dict | Callable[[], dict],
+    body: dict | Callable[[], dict | bytes],
     *,
     should_stop: Callable[[], bool] = lambda: False,
 ) -> CallResult:
     """POST ``body`` to ``{base_url}/chat/completions`` until a decision; never raises for what
     the provider does (only ``Cancelled``).
 
-    ``body`` may be a function: it is called once a slot is held, so a call waiting for a slot
-    holds no request bytes (a frames request is megabytes)."""
+    ``body`` may be a function (returning the body, or its JSON bytes): it is called once a slot
+    is held, so a call waiting for a slot holds no request bytes (a frames request is
+    megabytes)."""
     result = CallResult(verdict=Verdict("api_error", "no attempt was made"))
     try:
         key = api_key(endpoint.api_key_env)
@@ -177,7 +178,12 @@ def chat_call(
         try:
             with limiter.slot(limits, should_stop=should_stop) as held:
                 if payload is None:
-                    payload = json.dumps(body(), ensure_ascii=False).encode("utf-8")
+                    built = body()
+                    payload = (
+                        built
+                        if isinstance(built, bytes)
+                        else json.dumps(built, ensure_ascii=False).encode("utf-8")
+                    )
                 started = datetime.now(UTC)
                 t0 = time.perf_counter()
                 try:

@@ -13,6 +13,11 @@ Two stores, one algorithm:
 
 A slot carries an expiry (the call's timeout plus a margin), so a process killed mid-call frees
 its slot without anyone cleaning up.
+
+Waiting: a thread that finds the endpoint full sleeps until a thread of its own process releases
+a slot of that endpoint (it then tries again at once) or ``POLL_MS`` pass (a slot freed by
+another process). The shared store stays the only judge of who gets a slot; the wake-up only
+saves the polling, which with dozens of waiting threads costs more than the calls.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from django.conf import settings
 
 log = logging.getLogger("scoring.limits")
 WINDOW_MS = 60_000
-POLL_MS = 10
+POLL_MS = 50
 
 
 @dataclass(frozen=True)
@@ -280,14 +285,43 @@ def _store() -> _Store:
         return store
 
 
+class _Releases:
+    """Slots of one endpoint released in this process: a counter and a condition to wait on."""
+
+    def __init__(self):
+        self.condition = threading.Condition()
+        self.count = 0
+
+    def released(self) -> None:
+        with self.condition:
+            self.count += 1
+            self.condition.notify()
+
+    def wait(self, seen: int, seconds: float) -> None:
+        """Sleep ``seconds`` unless a slot was released since the count was ``seen``."""
+        with self.condition:
+            if self.count == seen:
+                self.condition.wait(seconds)
+
+
+_releases: dict[str, _Releases] = {}
+
+
+def _releases_of(key: str) -> _Releases:
+    with _stores_lock:
+        return _releases.setdefault(key, _Releases())
+
+
 @contextmanager
 def slot(limits: Limits, *, should_stop: Callable[[], bool] = lambda: False):
     """Wait for a slot of ``limits`` and hold it for the block. The block may set
     ``held.tokens`` (tokens the call used) before it ends, for the tokens-per-minute limit."""
     store = _store()
+    releases = _releases_of(limits.key)
     member = secrets.token_hex(8)
     checked = time.monotonic()
     while True:
+        seen = releases.count
         wait_ms = store.try_acquire(limits, member)
         if wait_ms == 0:
             break
@@ -296,12 +330,13 @@ def slot(limits: Limits, *, should_stop: Callable[[], bool] = lambda: False):
             if should_stop():
                 raise Stopped
         # A little jitter keeps waiting threads from hitting the store in lockstep.
-        time.sleep(min(wait_ms, 1000) / 1000 * (0.5 + secrets.randbelow(1000) / 1000))
+        releases.wait(seen, min(wait_ms, 1000) / 1000 * (0.5 + secrets.randbelow(1000) / 1000))
     held = _Held()
     try:
         yield held
     finally:
         store.release(limits, member, held.tokens)
+        releases.released()
 
 
 class _Held:

@@ -11,22 +11,26 @@ number of parts does. For ``video_url`` it is computed over the file the URL ser
 
 The hash comes first and the parts only when a call is made (a cache hit needs no base64). Each
 file's digest is remembered by its (path, inode, size, mtime): rendered media never change in
-place, and a file that did change has another stat and is hashed again.
+place, and a file that did change has another stat and is hashed again. The memo of a process
+can be seeded with digests other processes recorded (``digests_seed``; ``MediaPayload.hashed``
+lists the files a payload had to hash), so a worker does not hash again what the process that
+created the run already hashed.
 """
 
 from __future__ import annotations
 
-import base64
+import binascii
 import hashlib
+import json
 import os
+import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 READ_CHUNK = 1 << 20
-_MEMO_SIZE = 8192
+_MEMO_SIZE = 32768  # files (about 200 bytes each)
 _memo: OrderedDict[tuple, tuple[int, bytes]] = OrderedDict()
 _memo_lock = threading.Lock()
 
@@ -40,6 +44,10 @@ class MediaPayload:
     _parts: list[dict] | None = field(default=None, repr=False)
 
     release: Callable[[], None] = field(repr=False, default=lambda: None)
+    # (stat key, size, digest) of every file this payload had to hash (not in the memo)
+    hashed: list[tuple[tuple, int, bytes]] = field(default_factory=list, repr=False)
+    # Data-URL media: (part type, "data:<mime>;base64," as bytes, the base64 bytes) per part
+    encode: Callable[[], list[tuple[str, bytes, bytes]]] | None = field(default=None, repr=False)
 
     @property
     def parts(self) -> list[dict]:
@@ -48,82 +56,153 @@ class MediaPayload:
         return self._parts
 
 
-def _stat_key(path: Path) -> tuple:
+def _parts_of(encoded: list[tuple[str, bytes, bytes]]) -> list[dict]:
+    return [{"type": t, t: {"url": (prefix + data).decode("ascii")}} for t, prefix, data in encoded]
+
+
+def body_bytes(make_body: Callable[[list[dict]], dict], payload: MediaPayload | None) -> bytes:
+    """The JSON request body ``make_body(media parts)``, UTF-8, exactly the bytes of
+    ``json.dumps(body, ensure_ascii=False)`` with the parts in it.
+
+    Data URLs are megabytes: instead of turning each file's base64 into a string, copying it into
+    the URL, scanning it again for JSON escapes and encoding it back to bytes, the body is
+    serialised with a random marker in place of each URL and the base64 bytes are spliced in
+    (base64 and the ``data:`` prefix never need escaping in JSON)."""
+    if payload is None or payload.encode is None:
+        body = make_body(payload.parts if payload is not None else [])
+        return json.dumps(body, ensure_ascii=False).encode("utf-8")
+    encoded = payload.encode()
+    token = secrets.token_hex(16)
+    markers = [f"{token}:{i}" for i in range(len(encoded))]
+    parts = [{"type": t, t: {"url": m}} for (t, _p, _d), m in zip(encoded, markers, strict=True)]
+    text = json.dumps(make_body(parts), ensure_ascii=False).encode("utf-8")
+    pieces, at = [], 0
+    for marker, (_t, prefix, data) in zip(markers, encoded, strict=True):
+        found = text.index(marker.encode("ascii"), at)
+        # What json.dumps writes for the prefix (a MIME type could hold a quote).
+        escaped = json.dumps(prefix.decode("ascii"), ensure_ascii=False)[1:-1].encode("ascii")
+        pieces += [text[at:found], escaped, data]
+        at = found + len(marker)
+    pieces.append(text[at:])
+    return b"".join(pieces)
+
+
+def stat_key(path) -> tuple:
+    """(path, inode, size, mtime in ns): a file with the same key has the same bytes."""
     st = os.stat(path)
-    return (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
+    return (os.fspath(path), st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _file_digest(path: Path, data: bytes | None = None) -> tuple[int, bytes, bytes | None]:
-    """(size, SHA-256 digest, the bytes if they had to be read)."""
-    key = _stat_key(path)
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _remember(key: tuple, size: int, digest: bytes) -> None:
+    with _memo_lock:
+        _memo[key] = (size, digest)
+        _memo.move_to_end(key)
+        if len(_memo) > _MEMO_SIZE:
+            _memo.popitem(last=False)
+
+
+def digests_seed(entries) -> None:
+    """Remember digests recorded elsewhere: ``(stat key, size, digest)`` each. An entry is used
+    only while the file's stat equals its key."""
+    for key, size, digest in entries:
+        _remember(tuple(key), size, digest)
+
+
+def digests_known(paths: list) -> bool:
+    """Whether this process knows the digest of every file of ``paths`` as it is now."""
+    try:
+        keys = [stat_key(p) for p in paths]
+    except OSError:
+        return False
+    with _memo_lock:
+        return all(key in _memo for key in keys)
+
+
+def _file_digest(path: str) -> tuple[tuple, int, bytes, bytes | None]:
+    """(stat key, size, SHA-256 digest, the bytes if they had to be read)."""
+    key = stat_key(path)
     with _memo_lock:
         known = _memo.get(key)
         if known is not None:
             _memo.move_to_end(key)
-            return known[0], known[1], data
-    if data is None:
-        data = Path(path).read_bytes()
-    found = (len(data), hashlib.sha256(data).digest())
-    with _memo_lock:
-        _memo[key] = found
-        if len(_memo) > _MEMO_SIZE:
-            _memo.popitem(last=False)
-    return found[0], found[1], data
+            return key, known[0], known[1], None
+    data = _read(path)
+    size, digest = len(data), hashlib.sha256(data).digest()
+    _remember(key, size, digest)
+    return key, size, digest, data
 
 
-def _digest_parts(mime: str, paths: list[Path]) -> tuple[str, list[bytes | None]]:
-    """The media hash of ``paths`` (see the module docstring) and any bytes read for it."""
+def _digest_parts(mime: str, paths: list[str]) -> tuple[str, list[bytes | None], list]:
+    """The media hash of ``paths`` (see the module docstring), any bytes read for it, and the
+    files that had to be hashed."""
     digest = hashlib.sha256()
     read: list[bytes | None] = []
+    hashed = []
     for path in paths:
-        size, file_digest, data = _file_digest(path)
+        key, size, file_digest, data = _file_digest(path)
         # Bind each part's length and digest; the outer hash is over "<mime> <length>\n" and the
         # part's own SHA-256, so it changes with any byte, the order or the number of parts.
         digest.update(f"{mime} {size}\n".encode("ascii"))
         digest.update(file_digest)
         read.append(data)
-    return digest.hexdigest(), read
+        if data is not None:
+            hashed.append((key, size, file_digest))
+    return digest.hexdigest(), read, hashed
 
 
-def frames_payload(paths: list[Path], *, mime: str = "image/png") -> MediaPayload:
-    paths = [Path(p) for p in paths]
-    sha, read = _digest_parts(mime, paths)
-    prefix = f"data:{mime};base64,"
+def frames_payload(paths: list, *, mime: str = "image/png") -> MediaPayload:
+    paths = [os.fspath(p) for p in paths]
+    sha, read, hashed = _digest_parts(mime, paths)
+    prefix = f"data:{mime};base64,".encode("ascii")
 
-    def build() -> list[dict]:
-        parts = []
+    def encode() -> list[tuple[str, bytes, bytes]]:
+        encoded = []
         for i, path in enumerate(paths):
-            data = read[i] if i < len(read) and read[i] is not None else path.read_bytes()
-            url = prefix + base64.b64encode(data).decode("ascii")
-            parts.append({"type": "image_url", "image_url": {"url": url}})
-        return parts
+            data = read[i] if i < len(read) and read[i] is not None else _read(path)
+            encoded.append(("image_url", prefix, binascii.b2a_base64(data, newline=False)))
+        return encoded
 
     return MediaPayload(
-        sha256=sha, interface="frames", count=len(paths), build=build, release=read.clear
+        sha256=sha,
+        interface="frames",
+        count=len(paths),
+        build=lambda: _parts_of(encode()),
+        release=read.clear,
+        hashed=hashed,
+        encode=encode,
     )
 
 
-def video_base64_payload(path: Path, *, mime: str = "video/mp4") -> MediaPayload:
-    path = Path(path)
-    sha, read = _digest_parts(mime, [path])
+def video_base64_payload(path, *, mime: str = "video/mp4") -> MediaPayload:
+    path = os.fspath(path)
+    sha, read, hashed = _digest_parts(mime, [path])
+    prefix = f"data:{mime};base64,".encode("ascii")
 
-    def build() -> list[dict]:
-        data = read[0] if read and read[0] is not None else path.read_bytes()
-        url = f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
-        return [{"type": "video_url", "video_url": {"url": url}}]
+    def encode() -> list[tuple[str, bytes, bytes]]:
+        data = read[0] if read and read[0] is not None else _read(path)
+        return [("video_url", prefix, binascii.b2a_base64(data, newline=False))]
 
     return MediaPayload(
-        sha256=sha, interface="video_base64", count=1, build=build, release=read.clear
+        sha256=sha,
+        interface="video_base64",
+        count=1,
+        build=lambda: _parts_of(encode()),
+        release=read.clear,
+        hashed=hashed,
+        encode=encode,
     )
 
 
-def file_sha256(path: Path, *, mime: str) -> str:
-    return _digest_parts(mime, [Path(path)])[0]
+def file_sha256(path, *, mime: str) -> str:
+    return _digest_parts(mime, [os.fspath(path)])[0]
 
 
-def video_url_payload(
-    url_of: Callable[[], str], path: Path, *, mime: str = "video/mp4"
-) -> MediaPayload:
+def video_url_payload(url_of: Callable[[], str], path, *, mime: str = "video/mp4") -> MediaPayload:
     """``url_of`` mints the URL (a grant) only when a call is made."""
     return MediaPayload(
         sha256=file_sha256(path, mime=mime),

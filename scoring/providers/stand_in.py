@@ -297,6 +297,9 @@ def _completion(model: str, content: str, finish_reason: str, prompt_bytes: int)
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "IntentStudioStandIn/1"
+    # TCP_NODELAY, and each response in one write (below): otherwise a small body sent after the
+    # headers waits for the client's delayed ACK (Nagle's algorithm), about 40 ms per request.
+    disable_nagle_algorithm = True
     state: StandIn
 
     def log_message(self, format, *args):  # quiet: the stats endpoint is the log
@@ -309,8 +312,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         for name, value in (headers or {}).items():
             self.send_header(name, str(value))
-        self.end_headers()
-        self.wfile.write(data)
+        self._headers_buffer.append(b"\r\n")
+        self._headers_buffer.append(data)
+        self.flush_headers()  # headers and body in one send
 
     def _body(self) -> bytes:
         length = int(self.headers.get("Content-Length") or 0)

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from dataclasses import dataclass
+from functools import partial
 
 from django.db import close_old_connections, connection, transaction
-from django.db.models import Q
 
+from media.models import RenderedMedia
 from scoring.models import ItemState, Outcome, Run, RunItem, RunKind, RunStatus
 from scoring.packages import (
     Package,
@@ -34,12 +36,13 @@ from scoring.packages import (
     render_messages,
     response_format,
 )
-from scoring.providers import CallResult, Cancelled, MediaPayload, chat_call
-from scoring.runs.media import MediaNotReady, media_payload
+from scoring.providers import CallResult, Cancelled, MediaPayload, body_bytes, chat_call
+from scoring.runs.claims import cached_result, claim_next
+from scoring.runs.media import MediaNotReady, digests_load, digests_record, media_payload
 from scoring.runs.services import drivers_enqueue, endpoint_config, run_finish_if_done
 from studio import services as studio_services
 from studio.canonical import canonical_bytes, sha256_hex
-from studio.leases import lease_claim, lease_kept, lease_release
+from studio.leases import lease_kept, lease_release
 
 log = logging.getLogger("scoring.runs")
 DRIVER_SECONDS = 600
@@ -58,13 +61,15 @@ class Request:
     data: dict
     payload: MediaPayload | None = None
 
-    def take_parts(self) -> list:
-        """The media parts, built now and not kept (the request bytes are kept by the call)."""
-        if self.payload is None:
-            return []
-        parts, self.payload._parts = self.payload.parts, None
-        self.payload.release()
-        return parts
+    def take_body(self, make_body) -> bytes:
+        """The request's JSON bytes, ``make_body(media parts)`` with the media spliced in; the
+        media bytes are not kept here (the call keeps the request bytes)."""
+        try:
+            return body_bytes(make_body, self.payload)
+        finally:
+            if self.payload is not None:
+                self.payload._parts = None
+                self.payload.release()
 
     @property
     def media_sha256(self) -> str:
@@ -80,10 +85,10 @@ class PredictionHandler:
 
     purpose = "prediction"
 
-    def prepare(self, run: Run, item: RunItem) -> Request:
+    def prepare(self, run: Run, item: RunItem, *, record: bool = True) -> Request:
         if item.media_id is None:
             return Request(data=item.input)
-        payload = media_payload(item.media, interface=run.endpoint.media)
+        payload = media_payload(item.media, interface=run.endpoint.media, record=record)
         data = {"evidence": {"kind": "images", "count": payload.count}}
         if payload.interface != "frames":
             data = {"evidence": {"kind": "video"}}
@@ -147,37 +152,17 @@ def item_cache_key(run: Run, package: Package, request: Request, item: RunItem) 
     )
 
 
-def _claimable(run_id: int):
-    return RunItem.objects.filter(run_id=run_id, state=ItemState.PENDING).filter(
-        Q(media__isnull=True) | Q(media__status="ready")
-    )
-
-
-def claim_next(run_id: int) -> tuple[RunItem, str] | tuple[None, None]:
-    """Claim the first free pending item of the run; returns it (as read) and the lease owner.
-
-    On PostgreSQL the row is picked with ``FOR UPDATE SKIP LOCKED`` in the same transaction as
-    the claim, so drivers never race for one row; SQLite runs write transactions one at a time.
-    """
-    now = studio_services.now()
-    free = Q(lease_owner="") | Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
-    with transaction.atomic():
-        rows = (
-            _claimable(run_id)
-            .filter(free)
-            .select_related("media")
-            .defer("raw_response")
-            .order_by("position")
-        )
-        if connection.features.has_select_for_update_skip_locked:
-            rows = rows.select_for_update(skip_locked=True, of=("self",))
-        item = rows.first()
-        if item is None:
-            return None, None
-        owner = lease_claim(
-            queryset=_claimable(run_id), pk=item.pk, set={"state": ItemState.RUNNING}
-        )
-    return (item, owner) if owner is not None else (None, None)
+def request_body(run: Run, package: Package, data: dict, media_parts: list[dict]) -> dict:
+    """The body of a call of ``run``: the endpoint's model, the package's messages with the
+    call's data and media parts, its sampling, and the JSON schema when the endpoint takes one."""
+    built = {
+        "model": run.endpoint.model,
+        "messages": render_messages(package, data=data, media_parts=media_parts),
+        **package.sampling,
+    }
+    if run.endpoint.json_schema:
+        built["response_format"] = response_format(package)
+    return built
 
 
 def _waiting_for_media(run_id: int) -> bool:
@@ -233,36 +218,22 @@ def execute_item(run: Run, package: Package, handler, item: RunItem, owner: str,
             _give_back(item_id, owner, f"media could not be read: {exc}")
             return "waiting"
         key = item_cache_key(run, package, request, item)
-        cached = (
-            RunItem.objects.filter(cache_key=key, outcome=Outcome.OK, state=ItemState.DONE)
-            .exclude(pk=item_id)
-            .only("pk", "raw_response", "returned_model")
-            .order_by("pk")
-            .first()
-        )
+        cached = cached_result(key, exclude_id=item_id)
         if cached is not None:
+            _cached_id, raw, returned = cached
             result = CallResult(
                 verdict=_verdict_reply(),
-                content=_reply_content(cached.raw_response),
-                raw_response=cached.raw_response,
-                returned_model=cached.returned_model,
+                content=_reply_content(raw),
+                raw_response=raw,
+                returned_model=returned,
             )
         else:
-
-            def body() -> dict:
-                built = {
-                    "model": run.endpoint.model,
-                    "messages": render_messages(
-                        package, data=request.data, media_parts=request.take_parts()
-                    ),
-                    **package.sampling,
-                }
-                if run.endpoint.json_schema:
-                    built["response_format"] = response_format(package)
-                return built
-
             try:
-                result = chat_call(endpoint_config(run.endpoint), body, should_stop=stop)
+                result = chat_call(
+                    endpoint_config(run.endpoint),
+                    lambda: request.take_body(partial(request_body, run, package, request.data)),
+                    should_stop=stop,
+                )
             except Cancelled:
                 _give_back(item_id, owner)
                 return "cancelled"
@@ -276,7 +247,7 @@ def execute_item(run: Run, package: Package, handler, item: RunItem, owner: str,
         fields |= {
             "state": ItemState.DONE,
             "cache_key": key,
-            "cached_from": cached,
+            "cached_from_id": cached[0] if cached is not None else None,
             "media_sha256": request.media_sha256,
             "interface": request.interface,
             "raw_response": result.raw_response,
@@ -304,13 +275,18 @@ def items_from_cache(run: Run, items: list[RunItem]) -> int:
     package = package_verified(run.package)
     handler = PredictionHandler()
     keyed: dict[str, list[RunItem]] = {}
+    digests_load([item.media for item in items if item.media is not None])
+    payloads = []
     for item in items:
         if item.media is not None and item.media.status != "ready":
             continue
         try:
-            request = handler.prepare(run, item)
+            request = handler.prepare(run, item, record=False)
         except (MediaNotReady, OSError):
             continue
+        if request.payload is not None:
+            payloads.append(request.payload)
+            request.payload.release()  # the bytes read for hashing: not sent from here
         key = item_cache_key(run, package, request, item)
         item.cache_key, item.media_sha256, item.interface = (
             key,
@@ -318,6 +294,7 @@ def items_from_cache(run: Run, items: list[RunItem]) -> int:
             request.interface,
         )
         keyed.setdefault(key, []).append(item)
+    digests_record(payloads)  # the workers that send these media need not hash them again
     if not keyed:
         return 0
     found = {}
@@ -346,6 +323,22 @@ def _verdict_reply():
     return Verdict("reply", "from the cache")
 
 
+_digests_loaded: set[int] = set()  # runs whose recorded media digests this process has
+_digests_lock = threading.Lock()
+
+
+def _digests_for(run: Run) -> None:
+    """Once per process and run: the recorded digests of the media its pending items send."""
+    with _digests_lock:
+        if run.pk in _digests_loaded:
+            return
+        media = RenderedMedia.objects.filter(
+            pk__in=RunItem.objects.filter(run=run, state=ItemState.PENDING).values("media_id")
+        )
+        digests_load(list(media))
+        _digests_loaded.add(run.pk)
+
+
 def run_drive(*, run_id: int, seconds: float = DRIVER_SECONDS) -> int:
     """Work off run ``run_id`` until nothing is claimable; returns the items finished."""
     run = Run.objects.select_related("endpoint", "package").filter(pk=run_id).first()
@@ -360,6 +353,7 @@ def run_drive(*, run_id: int, seconds: float = DRIVER_SECONDS) -> int:
         log.error("run %s stopped: %s", run.name, exc)
         return 0
     handler = handler_for(run.kind)
+    _digests_for(run)
     StopFlag.forget(run.pk)  # a resumed run: read its status afresh
     stop = StopFlag(run.pk)
     started, done = time.monotonic(), 0
@@ -374,7 +368,11 @@ def run_drive(*, run_id: int, seconds: float = DRIVER_SECONDS) -> int:
                     continue
                 run_finish_if_done(run.pk)
                 return done
-            if execute_item(run, package, handler, item, owner, stop) not in (
+            happened = execute_item(run, package, handler, item, owner, stop)
+            # With DEBUG (the development mode) Django keeps the last 9,000 queries of every
+            # thread's connection: megabytes per driver. Nothing reads them here.
+            connection.queries_log.clear()
+            if happened not in (
                 "waiting",
                 "cancelled",
                 "lost",

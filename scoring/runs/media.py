@@ -6,7 +6,7 @@ session through ``scoring:model-media``; the URL holds only the token."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -15,8 +15,9 @@ from django.urls import reverse
 
 from media.grants import grant_create
 from media.models import RenderedMedia
-from scoring.models import MediaInterface
+from scoring.models import FileDigest, MediaInterface
 from scoring.providers import MediaPayload, frames_payload, video_base64_payload, video_url_payload
+from scoring.providers.media import digests_known, digests_seed
 
 FETCH_USER = "model-media-fetcher"
 
@@ -36,19 +37,63 @@ def media_fetch_user():
     return user
 
 
-def frame_paths(media: RenderedMedia) -> list[Path]:
-    return [
-        Path(default_storage.path(f"{media.path}/{i:02d}.png")) for i in range(media.frame_count)
-    ]
+def frame_paths(media: RenderedMedia) -> list[str]:
+    """The frame files of a frame set, in order (file system paths)."""
+    folder = default_storage.path(media.path)
+    return [os.path.join(folder, f"{i:02d}.png") for i in range(media.frame_count)]
 
 
-def media_payload(media: RenderedMedia, *, interface: str) -> MediaPayload:
-    """The parts of ``media`` in ``interface`` (frame sets are always images)."""
+def media_files(media: RenderedMedia) -> list[str]:
+    """The files a medium sends: its frames, or its clip."""
+    if media.kind == RenderedMedia.Kind.FRAMES:
+        return frame_paths(media)
+    return [default_storage.path(media.path)]
+
+
+def digests_load(media: list[RenderedMedia]) -> None:
+    """Give this process the digests any process recorded for the files of ``media`` (a few
+    queries for a whole run, instead of hashing every file again)."""
+    ready = [m for m in media if m.status == RenderedMedia.Status.READY]
+    paths = [p for m in ready for p in media_files(m)]
+    for start in range(0, len(paths), 1000):
+        rows = FileDigest.objects.filter(path__in=paths[start : start + 1000]).values_list(
+            "path", "inode", "size", "mtime_ns", "sha256"
+        )
+        digests_seed(((p, ino, n, t), n, bytes.fromhex(sha)) for p, ino, n, t, sha in rows)
+
+
+def digests_record(payloads: list[MediaPayload]) -> None:
+    """Record the digests ``payloads`` had to compute, for the other processes."""
+    rows = {
+        key[0]: FileDigest(path=key[0], inode=key[1], size=size, mtime_ns=key[3], sha256=d.hex())
+        for payload in payloads
+        for key, size, d in payload.hashed
+    }
+    if rows:
+        FileDigest.objects.bulk_create(
+            list(rows.values()),
+            update_conflicts=True,
+            unique_fields=["path"],
+            update_fields=["inode", "size", "mtime_ns", "sha256", "recorded_at"],
+            batch_size=500,
+        )
+
+
+def media_payload(media: RenderedMedia, *, interface: str, record: bool = True) -> MediaPayload:
+    """The parts of ``media`` in ``interface`` (frame sets are always images). Files this
+    process knows no digest of are looked up in the recorded digests, hashed when none is
+    recorded, and (with ``record``) their digests recorded."""
     if media.status != RenderedMedia.Status.READY:
         raise MediaNotReady(f"medium {media.key[:12]} is {media.status}")
+    files = media_files(media)
+    if not digests_known(files):
+        digests_load([media])
     if media.kind == RenderedMedia.Kind.FRAMES:
-        return frames_payload(frame_paths(media))
-    path = Path(default_storage.path(media.path))
+        payload = frames_payload(files)
+        if record:
+            digests_record([payload])
+        return payload
+    path = files[0]
     if interface == MediaInterface.VIDEO_URL:
         base = settings.MODEL_MEDIA_BASE_URL.rstrip("/")
         if not base:
@@ -67,4 +112,7 @@ def media_payload(media: RenderedMedia, *, interface: str) -> MediaPayload:
             return base + reverse("scoring:model-media", args=[token])
 
         return video_url_payload(url, path)
-    return video_base64_payload(path, mime=media.mime_type or "video/mp4")
+    payload = video_base64_payload(path, mime=media.mime_type or "video/mp4")
+    if record:
+        digests_record([payload])
+    return payload

@@ -6,15 +6,41 @@ degenerate input; see also ``docs/statistics.md``.
 
 from .agreement import fleiss_kappa, icc_2k, icc_21, raw_agreement
 from .alpha import krippendorff_alpha
-from .bootstrap import PairedEffect, clustered_bootstrap, paired_difference
+from .bootstrap import (
+    BootstrapBatch,
+    PairedEffect,
+    clustered_bootstrap,
+    clustered_bootstrap_rows,
+    paired_difference,
+)
+from .estimands import ALL_MODELS, Contrast, group_means, rank_correlations, study_estimates
 from .intervals import wilson_interval
 from .judge import judge_agreement
+from .scoretable import (
+    Cell,
+    ScoreTable,
+    benchmark_values,
+    controlled_valid,
+    controlled_values,
+    exclusions,
+)
 from .summaries import macro_mean, normalized_entropy, set_similarity
 
 __all__ = [
+    "ALL_MODELS",
+    "BootstrapBatch",
+    "Cell",
+    "Contrast",
     "PairedEffect",
+    "ScoreTable",
+    "benchmark_values",
     "clustered_bootstrap",
+    "clustered_bootstrap_rows",
+    "controlled_valid",
+    "controlled_values",
+    "exclusions",
     "fleiss_kappa",
+    "group_means",
     "icc_2k",
     "icc_21",
     "judge_agreement",
@@ -22,7 +48,9 @@ __all__ = [
     "macro_mean",
     "normalized_entropy",
     "paired_difference",
+    "rank_correlations",
     "raw_agreement",
     "set_similarity",
+    "study_estimates",
     "wilson_interval",
 ]

@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import as_float_array, as_labels, confidence_level, positive_int
+from ._groups import row_group_sums
 
 
 class PairedEffect(NamedTuple):
@@ -126,3 +127,63 @@ def paired_difference(
     estimate, low, high = _bootstrap(diff, c[valid], n_resamples, seed, confidence)
     significant = bool(low > 0.0 or high < 0.0)
     return PairedEffect(estimate, low, high, int(valid.sum()), significant)
+
+
+class BootstrapBatch(NamedTuple):
+    """Row-wise results of :func:`clustered_bootstrap_rows` (arrays of length S)."""
+
+    estimate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    n: np.ndarray
+    clusters: np.ndarray
+
+
+def clustered_bootstrap_rows(
+    values, clusters, *, n_resamples: int = 2000, seed=0, confidence: float = 0.95
+) -> BootstrapBatch:
+    """:func:`clustered_bootstrap` of every row of ``values`` at once, with its draw rule.
+
+    ``values`` has shape (S, n): S statistics over the same n items (non-finite = missing for
+    that row); ``clusters`` is 1-D of length n. Row ``s`` gets the result
+    ``clustered_bootstrap(values[s], clusters, n_resamples=..., seed=..., confidence=...)``
+    (equal up to floating-point summation order): each row's K is the number of clusters with a
+    valid item in that row, and rows that share the same present clusters share one draw matrix,
+    so a report of thousands of statistics draws only a few times. Also returns each row's
+    number of valid items ``n`` and of present clusters.
+    """
+    v = as_float_array(values, "values", ndim=2)
+    c = as_labels(clusters, "clusters", v.shape[1])
+    n_resamples, confidence = _bootstrap_args(n_resamples, confidence)
+    rows = v.shape[0]
+    estimate = np.full(rows, np.nan)
+    low = np.full(rows, np.nan)
+    high = np.full(rows, np.nan)
+    valid = np.isfinite(v)
+    n = valid.sum(axis=1)
+    if v.shape[1] == 0:
+        return BootstrapBatch(estimate, low, high, n, np.zeros(rows, dtype=np.int64))
+    v0 = np.where(valid, v, 0.0)
+    sums, sizes = row_group_sums(v0, valid, c)  # (S, K_all)
+    present = sizes > 0
+    n_clusters = present.sum(axis=1)
+    has = n > 0
+    estimate[has] = v0[has].sum(axis=1) / n[has]
+    tail = (1.0 - confidence) / 2.0
+    groups: dict[bytes, list[int]] = {}
+    for s in np.flatnonzero(n_clusters >= 2):
+        groups.setdefault(present[s].tobytes(), []).append(int(s))
+    for members in groups.values():
+        cols = present[members[0]]
+        k = int(cols.sum())
+        rng = np.random.default_rng(seed)
+        draws = rng.integers(0, k, size=(n_resamples, k))
+        offsets = np.arange(n_resamples, dtype=draws.dtype)[:, None] * k
+        picked = np.bincount((draws + offsets).ravel(), minlength=n_resamples * k)
+        picked = picked.reshape(n_resamples, k).astype(np.float64)
+        totals = picked @ sums[members][:, cols].T
+        counts = picked @ sizes[members][:, cols].T
+        lo, hi = np.quantile(totals / counts, [tail, 1.0 - tail], axis=0)
+        low[members] = lo
+        high[members] = hi
+    return BootstrapBatch(estimate, low, high, n, n_clusters)

@@ -2,6 +2,8 @@
 // half-open windows [a, b). A "boundary" is a time a mark may take: a frame's time, or the end
 // of the video (a cutoff or end after the last frame).
 
+import { ApiError, NetworkError } from "./api.js";
+
 export class FrameIndex {
   constructor(timesUs, durationUs, originUs = 0) {
     this.times = timesUs;
@@ -86,4 +88,46 @@ export function clock(us) {
   const ms = msTotal % 1000;
   const tail = `${String(s).padStart(2, "0")}.${String(ms).padStart(3, "0")}`;
   return h ? `${h}:${String(m).padStart(2, "0")}:${tail}` : `${m}:${tail}`;
+}
+
+// The frame-time index in its compact form (annotation API, FrameDeltasRenderer): the zlib
+// stream of little-endian int64 deltas, the first delta the first time. Decompressed by the
+// browser itself; a running sum gives the times. Each delta is read as two 32-bit halves, exact
+// for any time below 2^53 µs. A long source's index is tens of kilobytes this way, not megabytes.
+export const FRAME_DELTAS = "application/vnd.intent-studio.frame-deltas";
+
+export async function fetchFrameTimes(url) {
+  let response;
+  try {
+    // The index of a file never changes: let the browser revalidate it by ETag (304).
+    response = await fetch(url, { headers: { Accept: FRAME_DELTAS }, credentials: "same-origin", cache: "no-cache" });
+  } catch (error) {
+    throw new NetworkError(String(error));
+  }
+  if (!response.ok) {
+    let body = null;
+    try {
+      body = await response.json();
+    } catch {
+      body = null;
+    }
+    throw new ApiError(response.status, body);
+  }
+  let buffer;
+  try {
+    buffer = await new Response(response.body.pipeThrough(new DecompressionStream("deflate"))).arrayBuffer();
+  } catch {
+    throw new NetworkError("the frame index was cut off");
+  }
+  const view = new DataView(buffer);
+  const count = buffer.byteLength / 8;
+  const times = new Float64Array(count);
+  let t = 0;
+  for (let i = 0; i < count; i++) {
+    t += view.getUint32(8 * i, true) + view.getInt32(8 * i + 4, true) * 4294967296;
+    times[i] = t;
+  }
+  const expected = Number(response.headers.get("X-Frame-Count"));
+  if (!Number.isInteger(count) || (expected && expected !== count)) throw new NetworkError("the frame index was cut off");
+  return times;
 }

@@ -6,7 +6,7 @@ import { api } from "./api.js";
 import { Saver } from "./autosave.js";
 import { ConflictView } from "./conflict.js";
 import { Drafts } from "./drafts.js";
-import { FrameIndex, clock } from "./frames.js";
+import { FrameIndex, clock, fetchFrameTimes } from "./frames.js";
 import { HistoryPanel } from "./history.js";
 import { BINDINGS, listenForShortcuts, releaseFocusAfterClick, renderHelp } from "./keys.js";
 import { StepPanel } from "./panel.js";
@@ -61,13 +61,12 @@ class Workspace {
   }
 
   async load() {
-    const [workspace, frames] = await Promise.all([
+    const [workspace, frameTimes] = await Promise.all([
       api.get(this.urls.workspace),
-      // The index of a file never changes: let the browser revalidate it by ETag (304).
-      api.get(this.urls.frameTimes, { cache: "no-cache" }),
+      fetchFrameTimes(this.urls.frameTimes),
     ]);
     this.video = workspace.video;
-    this.index = new FrameIndex(frames.frame_times_us, this.video.duration_us, this.video.origin_us || 0);
+    this.index = new FrameIndex(frameTimes, this.video.duration_us, this.video.origin_us || 0);
     this.store = new StepStore(this.video, workspace.max_step_us);
     this.store.load(workspace.steps);
     this.drafts = new Drafts(this.config.videoId);

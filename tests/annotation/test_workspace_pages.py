@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import zlib
 
 from annotation.models import VideoAssignment
 from annotation.services import step_create, step_update
@@ -127,13 +128,43 @@ def test_frame_times_are_the_index_and_revalidate_by_etag(login, video, annotato
     assert len(zipped.content) < len(r.content) / 3
 
 
+DELTAS = "application/vnd.intent-studio.frame-deltas"
+
+
+def test_frame_times_compact_form_is_the_stored_deltas(login, video, annotator):
+    import numpy as np
+
+    anna = login(annotator)
+    r = anna.get(f"{API}/videos/{video.pk}/frame-times/", HTTP_ACCEPT=DELTAS)
+    assert r.status_code == 200 and r["Content-Type"] == DELTAS
+    assert int(r["X-Frame-Count"]) == video.frame_count
+    deltas = np.frombuffer(zlib.decompress(r.content), dtype="<i8")
+    assert np.cumsum(deltas).tolist() == video.frame_times_us().tolist()
+    plain = anna.get(f"{API}/videos/{video.pk}/frame-times/")
+    assert len(r.content) < len(plain.content) / 20
+    # Each form has its own ETag, so a cache never answers one with the other.
+    assert r["ETag"] != plain["ETag"] and "Accept" in r["Vary"]
+    again = anna.get(
+        f"{API}/videos/{video.pk}/frame-times/", HTTP_ACCEPT=DELTAS, HTTP_IF_NONE_MATCH=r["ETag"]
+    )
+    assert again.status_code == 304
+    stale = anna.get(f"{API}/videos/{video.pk}/frame-times/", HTTP_IF_NONE_MATCH=r["ETag"])
+    assert stale.status_code == 200 and stale["Content-Type"] == "application/json"
+
+
+def test_frame_times_errors_are_json_in_the_compact_form_too(login, video, other_annotator):
+    r = login(other_annotator).get(f"{API}/videos/{video.pk}/frame-times/", HTTP_ACCEPT=DELTAS)
+    assert r.status_code == 404 and r["Content-Type"] == "application/json"
+    assert "detail" in r.json()
+
+
 def test_the_source_is_served_with_ranges_to_the_assignee_only(
     login, scene, annotator, other_annotator, tmp_path
 ):
     from media.services import video_import
     from media.synth import synth_video
 
-    made = synth_video(tmp_path / "one.mp4", seconds=1, fps=10, size=(64, 36))
+    made = synth_video(tmp_path / "one.mp4", seconds=1, fps=10, size=(64, 64))
     video = video_import(path=made.path, scene=scene)
     VideoAssignment.objects.create(video=video, annotator=annotator)
     size = made.path.stat().st_size

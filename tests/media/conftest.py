@@ -80,3 +80,30 @@ def step_at(times, start, cutoff, outcome, end):
 def expected_frames(times, segments):
     """Frame indices in the half-open segments, computed the slow obvious way."""
     return [i for i, t in enumerate(times) for a, b in segments if a <= t < b]
+
+
+def one_pixel_video(path):
+    """A real 1x1-pixel H.264 MP4 (4:4:4, since 4:2:0 needs even sizes)."""
+    from media.ffmpeg import run_ffmpeg
+
+    run_ffmpeg(["-f", "lavfi", "-i", "color=c=red:s=1x1:r=10:d=1", "-c:v", "libx264",
+                "-pix_fmt", "yuv444p", "-y", f"file:{path}"])  # fmt: skip
+    return path
+
+
+def declared_size_mov(path, width: int, height: int):
+    """A small uncompressed MOV whose sample description declares ``width`` x ``height``: the
+    bytes of 64x64 frames under a header that promises a huge picture."""
+    from pathlib import Path
+
+    from media.ffmpeg import run_ffmpeg
+
+    path = Path(path)
+    run_ffmpeg(["-f", "lavfi", "-i", "color=c=red:s=64x64:r=5:d=1", "-c:v", "rawvideo",
+                "-pix_fmt", "rgb24", "-f", "mov", "-y", f"file:{path}"])  # fmt: skip
+    data = bytearray(path.read_bytes())
+    entry = data.find(b"raw ")  # the sample entry's format; width and height sit 28 bytes on
+    assert entry > 0
+    data[entry + 28 : entry + 32] = width.to_bytes(2, "big") + height.to_bytes(2, "big")
+    path.write_bytes(bytes(data))
+    return path

@@ -5,11 +5,13 @@ import subprocess
 import threading
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from media.ffmpeg import ffmpeg_binary, run_ffmpeg
 from media.probe import MediaRejected, probe_file
 from media.synth import read_frame_numbers
+from tests.media.conftest import declared_size_mov, one_pixel_video
 
 
 def test_cfr_probe_values_and_exact_frame_index(cfr_video):
@@ -22,17 +24,17 @@ def test_cfr_probe_values_and_exact_frame_index(cfr_video):
     assert probe.fps == Fraction(30)
     assert probe.is_vfr is False
     assert probe.has_audio is False
-    assert probe.frame_times_us == cfr_video.frame_times_us
+    assert tuple(probe.frame_times_us.tolist()) == cfr_video.frame_times_us
     assert probe.duration_us == 6_000_000
     assert probe.origin_us == 0
-    assert probe.keyframe_times_us == tuple(cfr_video.frame_times_us[::30])
+    assert tuple(probe.keyframe_times_us.tolist()) == cfr_video.frame_times_us[::30]
 
 
 def test_vfr_frame_index_matches_the_generated_timestamps(vfr_video):
     probe = probe_file(vfr_video.path)
     assert probe.is_vfr is True
-    assert probe.frame_times_us == vfr_video.frame_times_us
-    gaps = {b - a for a, b in zip(probe.frame_times_us, probe.frame_times_us[1:], strict=False)}
+    assert tuple(probe.frame_times_us.tolist()) == vfr_video.frame_times_us
+    gaps = set(np.diff(probe.frame_times_us).tolist())
     assert gaps == {33333, 33334, 50000}
 
 
@@ -42,7 +44,7 @@ def test_rotated_source_reports_rotation_and_reads_upright(rotated_video):
     assert (probe.width, probe.height) == (180, 320)  # stored turned; displayed 320x180
     assert probe.display_size == (320, 180)
     assert probe.fps == Fraction(25)
-    assert probe.frame_times_us == rotated_video.frame_times_us
+    assert tuple(probe.frame_times_us.tolist()) == rotated_video.frame_times_us
     # The barcode only reads when the picture is upright, so this proves the display matrix.
     assert read_frame_numbers(rotated_video.path) == list(range(150))
 
@@ -100,6 +102,58 @@ def test_limits_on_duration_and_pixels(cfr_video, settings):
     settings.MEDIA_MAX_PIXELS = 320 * 180 - 1
     with pytest.raises(MediaRejected, match="pixels"):
         probe_file(cfr_video.path)
+
+
+def test_a_one_pixel_video_is_refused_naming_the_minimum(tmp_path):
+    path = one_pixel_video(tmp_path / "dot.mp4")
+    with pytest.raises(MediaRejected, match=r"1x1; the smallest accepted is 64 px a side"):
+        probe_file(path)
+
+
+def test_the_minimum_side_is_a_setting(cfr_video, settings):
+    settings.MEDIA_MIN_SIDE_PX = 181
+    with pytest.raises(MediaRejected, match="MEDIA_MIN_SIDE_PX"):
+        probe_file(cfr_video.path)
+    settings.MEDIA_MIN_SIDE_PX = 180
+    assert probe_file(cfr_video.path).height == 180
+
+
+def test_a_frame_rate_over_the_limit_is_refused(cfr_video, settings):
+    settings.MEDIA_MAX_FPS = 29
+    with pytest.raises(
+        MediaRejected,
+        match=r"declares 30 frames per second; the most accepted "
+        r"is 29 \(setting MEDIA_MAX_FPS\)",
+    ):
+        probe_file(cfr_video.path)
+    settings.MEDIA_MAX_FPS = 30
+    assert probe_file(cfr_video.path).fps == Fraction(30)
+
+
+def test_too_many_frames_are_refused_while_indexing(cfr_video, settings):
+    settings.MEDIA_MAX_FRAMES = 179  # the file has 180
+    with pytest.raises(MediaRejected, match=r"more than 179 frames.*MEDIA_MAX_FRAMES"):
+        probe_file(cfr_video.path)
+    settings.MEDIA_MAX_FRAMES = 180
+    assert probe_file(cfr_video.path).frame_count == 180
+
+
+@pytest.mark.parametrize("size", [(20000, 20000), (9000, 200), (200, 9000)])
+def test_a_declared_oversize_is_refused_naming_the_limit(tmp_path, size):
+    path = declared_size_mov(tmp_path / "huge.mov", *size)
+    expected = rf"declared as {size[0]}x{size[1]}; the largest accepted is 8192 px a side"
+    with pytest.raises(MediaRejected, match=expected + r" \(setting MEDIA_MAX_SIDE_PX\)"):
+        probe_file(path)
+
+
+def test_progress_is_reported_while_indexing(cfr_video, monkeypatch):
+    import media.probe
+
+    monkeypatch.setattr(media.probe, "PROGRESS_EVERY_PACKETS", 30)
+    seen = []
+    probe_file(cfr_video.path, progress=seen.append)
+    assert len(seen) == 6
+    assert seen == sorted(seen) and seen[0] > 0 and seen[-1] <= 1
 
 
 class FifoTripwire:

@@ -120,3 +120,19 @@ def test_shuffled_is_the_same_frames_in_a_seeded_order():
     last, _, _ = frame_set(TIMES, condition_window("last_frame", step=step))
     first, _, _ = frame_set(TIMES, condition_window("first_frame", step=step))
     assert last == (159,) and first == (100,)
+
+
+def test_the_audit_context_window_spans_the_neighbours_or_five_seconds():
+    from media.windows import StepTimes, context_window
+
+    step = StepTimes(10_000_000, 11_000_000, 11_500_000, 12_000_000)
+    before = StepTimes(7_000_000, 8_000_000, 8_500_000, 9_000_000)
+    after = StepTimes(12_000_000, 13_000_000, 13_200_000, 14_000_000)
+    both = context_window(step=step, duration_us=60_000_000, previous=before, following=after)
+    assert both.segments == ((7_000_000, 14_000_000),) and both.note == ""
+    alone = context_window(step=step, duration_us=60_000_000)
+    assert alone.segments == ((5_000_000, 17_000_000),)
+    assert "5 s before" in alone.note and "5 s after" in alone.note
+    edge = context_window(step=StepTimes(1_000_000, 2_000_000, 2_000_000, 3_000_000),
+                          duration_us=4_000_000)  # fmt: skip
+    assert edge.segments == ((0, 4_000_000),)  # clamped to the video

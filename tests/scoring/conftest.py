@@ -219,3 +219,7 @@ def render_run_media(run) -> None:
 
     for media_id in set(run.items.exclude(media=None).values_list("media_id", flat=True)):
         media_render(media_id=media_id)
+
+
+# The study tests' release and models (tests/scoring/studies.py).
+from tests.scoring.studies import models, study_release  # noqa: E402, F401

@@ -34,7 +34,7 @@ def test_the_demo_can_predict_and_judge_with_no_configuration(short_demo, stand_
     call_command("seed_demo", stdout=out)
     assert "stand-in provider (not a model)" in out.getvalue()
     names = set(Endpoint.objects.values_list("name", flat=True))
-    assert names == {"stand-in-vlm", "stand-in-judge"}
+    assert names == {"stand-in-vlm", "stand-in-vlm-b", "stand-in-judge"}
     assert PromptPackage.objects.filter(builtin=True).count() == 6
     run = Run.objects.get(name=DEMO_RUN)
     assert run.items.count() == 2 and run.release.name == "demo_models_v1"
@@ -54,3 +54,27 @@ def test_the_demo_can_predict_and_judge_with_no_configuration(short_demo, stand_
         run_drive(run_id=judged.pk)
         scores = benchmark_scores(run, judged)
         assert scores["scored"] == 2, kind
+
+
+def test_the_demo_study_runs_to_a_report(short_demo, stand_in):
+    import json
+
+    from scoring.demo import DEMO_STUDY
+    from scoring.models import Study, StudyRun
+    from scoring.reports.study import study_report
+    from scoring.studies import study_advance, study_progress
+
+    call_command("seed_demo", stdout=io.StringIO())
+    study = Study.objects.get(name=DEMO_STUDY)
+    assert study.study_runs.count() == 12  # 6 conditions x 2 stand-ins, started by the seed
+    for _ in range(3):
+        for sr in StudyRun.objects.filter(study=study, run__status="running"):
+            render_run_media(sr.run)
+            run_drive(run_id=sr.run_id)
+        study_advance(study=study)
+    assert study_progress(study)["stage"] == "complete"
+    report = json.loads(study_report(study)[0])
+    temporal = [
+        r for r in report["effects"] if r["contrast"] == "temporal" and r["stratum"] == "all"
+    ]
+    assert temporal and all(r["n"] == 2 for r in temporal)

@@ -5,6 +5,7 @@ label, scene, title or id anywhere in the request; a run waits for media that is
 import base64
 import hashlib
 import json
+import os
 
 import pytest
 
@@ -46,9 +47,12 @@ def test_a_frames_request_carries_exactly_16_images_and_nothing_else(
         images = [p for p in user if p["type"] == "image_url"]
         assert len(images) == 16
         assert all(p["image_url"]["url"].startswith("data:image/png;base64,") for p in images)
-        text = json.dumps(body["messages"][0]) + user[0]["text"]
+        assert [p["type"] for p in user] == ["text"] + ["image_url"] * 16
+        # Everything sent but the image bytes: no label, scene, title or id anywhere in it.
+        text = json.dumps({**body, "messages": [body["messages"][0], user[0]]})
         for word in _forbidden(media_release):
             assert word not in text, word
+        assert len(body["messages"]) == 2 and body["model"] == "stand-in-vision"
         assert body["temperature"] == 0
     item = run.items.first()
     digest = hashlib.sha256()
@@ -168,3 +172,72 @@ def test_a_video_url_endpoint_gets_a_short_lived_opaque_url(
     digest = hashlib.sha256(head + hashlib.sha256(data).digest()).hexdigest()
     assert digest in set(run.items.values_list("media_sha256", flat=True))
     assert client.get("/model-media/" + "x" * 43).status_code == 404
+
+
+def test_the_request_bytes_are_the_json_of_the_body_with_its_media(tmp_path):
+    """The media are spliced into the request as bytes; the result is exactly what
+    ``json.dumps`` of the body with the data URLs in it gives (escapes included)."""
+    from scoring.providers import body_bytes, frames_payload, video_base64_payload
+
+    frames = []
+    for i in range(3):
+        frames.append(tmp_path / f"{i:02d}.png")
+        frames[-1].write_bytes(bytes(range(256)) * (i + 1) + b'"\\\n')
+
+    def make(parts):
+        text = {"type": "text", "text": 'a "quoted" é \u2028 {"json": true}'}
+        return {"model": "m", "messages": [{"role": "user", "content": [text, *parts]}]}
+
+    for build in (
+        lambda: frames_payload(frames),
+        lambda: video_base64_payload(frames[0], mime='video/mp4; codecs="avc1"'),
+    ):
+        expected = json.dumps(make(build().parts), ensure_ascii=False).encode()
+        assert body_bytes(make, build()) == expected
+        sent = json.loads(body_bytes(make, build()))
+        urls = [p[p["type"]]["url"] for p in sent["messages"][0]["content"][1:]]
+        assert base64.b64decode(urls[0].split(",", 1)[1]) == frames[0].read_bytes()
+
+
+def test_digests_recorded_once_serve_other_processes_until_a_file_changes(
+    media_release, make_endpoint, packages, stand_in
+):
+    """A worker uses the digests another process recorded instead of hashing again; a file that
+    changed on disk is hashed again, so it is never sent under its old hash."""
+    from scoring.models import FileDigest
+    from scoring.providers import body_bytes
+    from scoring.providers import media as provider_media
+    from scoring.runs.media import frame_paths, media_payload
+
+    run = run_predict(
+        name="digests",
+        endpoint=make_endpoint(media="frames"),
+        package=packages("official-prediction"),
+        condition="official",
+        release=media_release,
+    )
+    render_run_media(run)
+    run_drive(run_id=run.pk)
+    item = run.items.select_related("media").first()
+    paths = frame_paths(item.media)
+    assert FileDigest.objects.filter(path__in=paths).count() == 16
+
+    provider_media._memo.clear()  # a process that hashed nothing itself
+    payload = media_payload(item.media, interface="frames")
+    assert payload.hashed == []  # every digest came from the records
+    assert payload.sha256 == item.media_sha256
+
+    with open(paths[3], "ab") as f:  # the file changes (size and mtime)
+        f.write(b"changed")
+    provider_media._memo.clear()
+    payload = media_payload(item.media, interface="frames")
+    assert [key[0] for key, _size, _digest in payload.hashed] == [paths[3]]
+    assert payload.sha256 != item.media_sha256
+    sent = json.loads(body_bytes(lambda parts: {"parts": parts}, payload))
+    digest = hashlib.sha256()
+    for part in sent["parts"]:
+        data = base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
+        digest.update(f"image/png {len(data)}\n".encode() + hashlib.sha256(data).digest())
+    assert digest.hexdigest() == payload.sha256  # the hash of exactly the bytes sent
+    row = FileDigest.objects.get(path=paths[3])
+    assert row.size == os.path.getsize(paths[3])

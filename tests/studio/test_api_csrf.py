@@ -3,6 +3,8 @@ whatever body type it sends and whatever response type it asks for; nothing is p
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 from django.test import Client
@@ -31,10 +33,7 @@ def _unsafe_operations(admin_user) -> list[tuple[str, str]]:
     schema = yaml.safe_load(client.get("/api/schema/").content)
     found = []
     for path, operations in schema["paths"].items():
-        concrete = path
-        for name in ("video_id", "step_id", "release_id", "design_id", "manifest_id"):
-            concrete = concrete.replace("{" + name + "}", "1")
-        assert "{" not in concrete, path
+        concrete = re.sub(r"\{[a-z_]+\}", "1", path)  # ids and tokens: CSRF fails before lookup
         found.extend((method, concrete) for method in operations if method in UNSAFE)
     assert len(found) >= 10  # the workspace's writes and the review API's
     return found

@@ -88,6 +88,7 @@ def test_admin_cards_say_what_to_do_next(make_video, annotator, admin_user):
     assert _card(cards, "admin", "Videos").url == "/admin/media/sourcevideo/import/"
     assert _card(cards, "admin", "Releases").count == 0
     assert _card(cards, "admin", "Render batches").count == 0
+    assert _card(cards, "admin", "Campaigns").url == "/admin/review/campaign/"
     VideoAssignment.objects.create(video=make_video(), annotator=annotator)
     make_video()
     assignments = _card(home_cards_for(admin_user), "admin", "Assignments")
@@ -98,8 +99,8 @@ def test_cards_are_sorted_by_role_then_order(make_video, annotator, admin_user):
     annotator.groups.add(Group.objects.get(name="admin"))
     VideoAssignment.objects.create(video=make_video(), annotator=annotator)
     cards = home_cards_for(annotator)
-    # Videos, releases, renders, runs.
-    assert [c.role for c in cards] == ["annotator"] + ["admin"] * 4
+    # Videos, releases, renders, runs, campaigns.
+    assert [c.role for c in cards] == ["annotator"] + ["admin"] * 5
     admin_orders = [c.order for c in cards if c.role == "admin"]
     assert admin_orders == sorted(admin_orders)
 
@@ -142,7 +143,15 @@ def test_navigation_marks_the_current_page(client, admin_user, path, current):
 
     links = nav_links_for(admin_user, path)
     assert [x["label"] for x in links if x["current"]] == [current]
-    assert [x["label"] for x in links] == ["Home", "Videos", "Runs", "Admin", "API"]
+    assert [x["label"] for x in links] == [
+        "Home",
+        "Videos",
+        "Runs",
+        "Studies",
+        "Leaderboard",
+        "Admin",
+        "API",
+    ]
 
 
 def test_navigation_shows_a_role_only_its_links(client, rater):

@@ -133,6 +133,21 @@ def _model_run(release, steps):
             justification=SECRET,
         )
     assert PromptPackage.objects.exists()
+    from scoring.models import Study, StudyModel, StudyRun
+
+    study = Study.objects.create(
+        name="hidden-study",
+        template="custom",
+        release=release,
+        conditions=["official"],
+        package=package_resolve("official-prediction"),
+        judge_endpoint=endpoint,
+        judge_package=package_resolve("reference-judge"),
+        contrasts=[],
+    )
+    StudyModel.objects.create(study=study, endpoint=endpoint, position=0)
+    StudyRun.objects.create(study=study, condition="official", endpoint=endpoint, run=run)
+    StudyRun.objects.create(study=study, condition="official", endpoint=None, run=judge)
 
 
 @pytest.mark.parametrize("role", ["rater", "auditor", "other_annotator"])
@@ -140,11 +155,12 @@ def test_roles_without_access_reach_no_hidden_data(client, request, hidden_world
     user = request.getfixturevalue(role)
     client.force_login(user)
     video, steps = hidden_world
-    from scoring.models import Run, RunItem
+    from scoring.models import Run, RunItem, Study
 
     run_ids = list(Run.objects.values_list("pk", flat=True))
     item_ids = list(RunItem.objects.values_list("pk", flat=True))
-    ids = sorted({video.pk, *(s.pk for s in steps), *run_ids, *item_ids, 1, 2, 3})
+    study_ids = list(Study.objects.values_list("pk", flat=True))
+    ids = sorted({video.pk, *(s.pk for s in steps), *run_ids, *item_ids, *study_ids, 1, 2, 3})
     reached = []
     for route in _routes():
         for url in _fill(route, ids):

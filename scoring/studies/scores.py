@@ -1,0 +1,83 @@
+"""A study's stored predictions and judgements as a :class:`scoring.stats.ScoreTable`.
+
+Each (model, condition, step) cell gets its status from the prediction's outcome and its
+judgement (docs/reports.md, "Failure rules"): ok + judged ok -> OK with the three scores;
+parse failure -> INVALID (0); refusal -> EXECUTION; api_error -> API_ERROR; ok but the judgement
+failed -> NO_JUDGEMENT; not run or not judged yet -> PENDING; a step the run left out because
+its condition has no window -> NO_WINDOW."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from review.sampling import DEFAULT_BIN_EDGES_US, bin_labels, bin_of
+from scoring.models import ItemState, Judgement, Outcome, RunItem, Study
+from scoring.runs.services import target_steps
+from scoring.stats import Cell, ScoreTable
+from scoring.studies.templates import DIMENSIONS
+
+PREDICTION_STATUS = {
+    Outcome.PARSE_FAILURE: Cell.INVALID,
+    Outcome.REFUSAL: Cell.EXECUTION,
+    Outcome.API_ERROR: Cell.API_ERROR,
+}
+
+
+def duration_bin(step, edges=DEFAULT_BIN_EDGES_US) -> str:
+    """The step's duration bin (step duration ``end - start``; bins of the sample designs)."""
+    return bin_labels(edges)[bin_of(step.end_us - step.start_us, edges)]
+
+
+def study_table(study: Study) -> ScoreTable:
+    steps = target_steps(release=study.release, manifest=study.manifest)
+    index = {str(s.sample_id): i for i, s in enumerate(steps)}
+    endpoints = study.models_in_order()
+    m, c, n, d = len(endpoints), len(study.conditions), len(steps), len(DIMENSIONS)
+    scores = np.full((m, c, n, d), np.nan)
+    status = np.full((m, c, n), int(Cell.PENDING), dtype=np.int8)
+    links = {
+        (sr.condition, sr.endpoint_id): sr.run for sr in study.study_runs.select_related("run")
+    }
+    for ci, condition in enumerate(study.conditions):
+        judge = links.get((condition, None))
+        judged = {}
+        if judge is not None:
+            for row in Judgement.objects.filter(run=judge).values(
+                "prediction_id", "outcome", *DIMENSIONS
+            ):
+                judged[row["prediction_id"]] = row
+        for mi, endpoint in enumerate(endpoints):
+            run = links.get((condition, endpoint.pk))
+            if run is None:
+                continue
+            for skipped in run.provenance.get("skipped", []):
+                if skipped["sample"] in index:
+                    status[mi, ci, index[skipped["sample"]]] = Cell.NO_WINDOW
+            for pk, key, state, outcome in RunItem.objects.filter(run=run).values_list(
+                "pk", "key", "state", "outcome"
+            ):
+                i = index.get(key)
+                if i is None or state != ItemState.DONE:
+                    continue
+                if outcome != Outcome.OK:
+                    status[mi, ci, i] = PREDICTION_STATUS[outcome]
+                    continue
+                row = judged.get(pk)
+                if row is None or not row["outcome"]:
+                    continue  # not judged yet: pending
+                if row["outcome"] != Outcome.OK:
+                    status[mi, ci, i] = Cell.NO_JUDGEMENT
+                    continue
+                status[mi, ci, i] = Cell.OK
+                scores[mi, ci, i] = [row[x] for x in DIMENSIONS]
+    return ScoreTable(
+        models=tuple(e.name for e in endpoints),
+        conditions=tuple(study.conditions),
+        dimensions=DIMENSIONS,
+        items=np.array([str(s.sample_id) for s in steps], dtype=object),
+        videos=np.array([s.video_sha256 for s in steps], dtype=object),
+        scenes=np.array([s.scene_slug for s in steps], dtype=object),
+        scores=scores,
+        status=status,
+        strata={"duration_bin": np.array([duration_bin(s) for s in steps], dtype=object)},
+    )

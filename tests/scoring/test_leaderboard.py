@@ -1,0 +1,131 @@
+"""The leaderboard: the full-benchmark rule (every step counts, failures score 0) computed by
+hand from the stored judgements, groups, scenes, the model-level correlations, the command, the
+page and its access."""
+
+import json
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+from scipy import stats
+
+from scoring.judges import judge_start
+from scoring.models import Judgement
+from scoring.reports.leaderboard import leaderboard
+from scoring.runs import run_drive, run_predict
+from scoring.stats import rank_correlations
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def board_runs(study_release, models, make_endpoint, packages, stand_in):
+    """Two models on prompt_only; model-b's first call is a parse failure, its second refused."""
+    models[1].open_weights = True
+    models[1].save()
+    stand_in.rules(
+        {"model": "stand-in-vision-b", "times": 1, "action": {"content": "not json"}},
+        {
+            "model": "stand-in-vision-b",
+            "times": 1,
+            "action": {"status": 400, "code": "content_filter"},
+        },
+    )
+    runs = []
+    for endpoint in models:
+        run = run_predict(
+            name=f"lb-{endpoint.name}",
+            endpoint=endpoint,
+            package=packages("frames-prediction"),
+            condition="prompt_only",
+            release=study_release,
+        )
+        run_drive(run_id=run.pk)
+        runs.append(run)
+    judge = judge_start(
+        name="lb-judge",
+        kind="reference",
+        endpoint=make_endpoint("judge", model="stand-in-judge"),
+        package=packages("reference-judge"),
+        runs=runs,
+    )
+    run_drive(run_id=judge.pk)
+    return runs, judge
+
+
+def _by_hand(run, judge):
+    """Overall per step in plain Python: 0 unless the prediction and its judgement are ok."""
+    out = {}
+    for item in run.items.all():
+        j = Judgement.objects.filter(run=judge, prediction=item, outcome="ok").first()
+        out[item.key] = 0.0 if j is None else (j.local + j.procedural + j.next) / 3
+    return out
+
+
+def test_missing_scores_zero_and_every_number_is_the_hand_computation(study_release, board_runs):
+    runs, judge = board_runs
+    board = json.loads(leaderboard(release=study_release, condition="prompt_only")[0])
+    rows = {r["model"]: r for r in board["models"]}
+    b = rows["model-b"]
+    assert (b["ok"], b["parse_failure"], b["refusal"], b["steps"]) == (4, 1, 1, 6)
+    assert b["group"] == "open" and rows["model-a"]["group"] == "closed"
+    for run in runs:
+        hand = _by_hand(run, judge)
+        row = rows[run.endpoint.name]
+        assert row["overall"] == pytest.approx(sum(hand.values()) / 6)
+        scenes = {}
+        for step in study_release.steps.all():
+            scenes.setdefault(step.scene_slug, []).append(hand[str(step.sample_id)])
+        macro = sum(sum(v) / len(v) for v in scenes.values()) / len(scenes)
+        assert row["overall_scene_macro"] == pytest.approx(macro)
+        for scene, values in scenes.items():
+            cell = next(
+                s for s in board["scenes"] if s["model"] == row["model"] and s["scene"] == scene
+            )
+            assert cell["overall"] == pytest.approx(sum(values) / len(values))
+        assert row["gf"] is None  # no video judge here
+    assert [r["overall"] for r in board["models"]] == sorted(
+        (r["overall"] for r in board["models"]), reverse=True
+    )
+    assert board["correlation"]["models"] == 0 and board["correlation"]["pearson"] is None
+    assert board["provenance"]["set"]["manifest_sha256"] == study_release.manifest_sha256
+
+
+def test_model_level_correlations_are_scipys():
+    rng = np.random.default_rng(3)
+    x, y = rng.uniform(0, 100, 15), rng.uniform(0, 100, 15)
+    pearson, spearman = rank_correlations(x, y)
+    assert pearson == pytest.approx(stats.pearsonr(x, y)[0])
+    assert spearman == pytest.approx(stats.spearmanr(x, y)[0])
+    assert rank_correlations([1, 2], [3, 4]) == (None, None)
+    assert rank_correlations([1, 1, 1], [3, 4, 5]) == (None, None)
+
+
+def test_a_repeated_leaderboard_is_served_from_the_cache(study_release, board_runs):
+    first, cached = leaderboard(release=study_release, condition="prompt_only")
+    again, cached_again = leaderboard(release=study_release, condition="prompt_only")
+    assert (cached, cached_again) == (False, True) and again == first
+
+
+def test_command_and_page(client, admin_user, rater, study_release, board_runs, capsys):
+    call_command("leaderboard", "--release", "sr", "--condition", "prompt_only", "--format", "csv")
+    out = capsys.readouterr().out
+    assert out.startswith("# format: ") and "\nmodel,group,requested_model," in out
+    client.force_login(admin_user)
+    url = reverse("scoring:leaderboard")
+    page = client.get(url, {"release": "sr", "condition": "prompt_only"}).content.decode()
+    assert "Closed models" in page and "Open-weight models" in page and "model-b" in page
+    page = client.get(url, {"release": "sr", "condition": "prompt_only", "sort": "model"})
+    assert page.status_code == 200
+    data = client.get(url, {"release": "sr", "condition": "prompt_only", "format": "json"})
+    assert json.loads(data.content)["condition"] == "prompt_only"
+    assert client.get(url, {"release": "nope"}).status_code == 404
+    chart = reverse("scoring:leaderboard-chart", args=["bars", "svg"])
+    svg = client.get(chart, {"release": "sr", "condition": "prompt_only"})
+    assert svg.status_code == 200 and svg.content.startswith(b"<svg")
+    assert client.get(chart).status_code == 404  # no set named
+    client.force_login(rater)
+    assert client.get(url, {"release": "sr"}).status_code == 404
+    assert client.get(url).status_code == 404
+    assert client.get(chart, {"release": "sr", "condition": "prompt_only"}).status_code == 404
