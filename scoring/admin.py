@@ -1,5 +1,6 @@
-"""Admin pages: endpoints are configured here (admins only); packages, runs, items and
-judgements are read-only records (runs are worked from their own pages)."""
+"""Admin pages: endpoints are configured here (admins only); packages, runs, items,
+judgements, studies and stored reports are read-only records (runs and studies are worked from
+their own pages)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,17 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from scoring.endpoints import endpoint_validate
-from scoring.models import Endpoint, Judgement, PromptPackage, Run, RunItem
+from scoring.models import (
+    Endpoint,
+    Judgement,
+    PromptPackage,
+    ReportCache,
+    Run,
+    RunItem,
+    Study,
+    StudyModel,
+    StudyRun,
+)
 
 
 class EndpointForm(forms.ModelForm):
@@ -142,3 +153,41 @@ class JudgementAdmin(ReadOnly):
     list_filter = ("outcome", "subject_kind")
     list_select_related = ("run",)
     readonly_fields = [f.name for f in Judgement._meta.fields]
+
+
+@admin.register(Study)
+class StudyAdmin(ReadOnly):
+    list_display = ("name", "template", "release", "manifest", "created_at", "page")
+    list_filter = ("template",)
+    search_fields = ("name",)
+    readonly_fields = ("page", *[f.name for f in Study._meta.fields])
+
+    @admin.display(description="page")
+    def page(self, obj) -> str:
+        return format_html(
+            '<a href="{}">open the study page</a>', reverse("scoring:study-detail", args=[obj.pk])
+        )
+
+
+@admin.register(StudyModel)
+class StudyModelAdmin(ReadOnly):
+    list_display = ("study", "position", "endpoint")
+    list_select_related = ("study", "endpoint")
+    readonly_fields = [f.name for f in StudyModel._meta.fields]
+
+
+@admin.register(StudyRun)
+class StudyRunAdmin(ReadOnly):
+    list_display = ("study", "condition", "endpoint", "run")
+    list_select_related = ("study", "endpoint", "run")
+    readonly_fields = [f.name for f in StudyRun._meta.fields]
+
+
+@admin.register(ReportCache)
+class ReportCacheAdmin(ReadOnly):
+    """Stored reports (the body is the report's JSON exactly as served)."""
+
+    list_display = ("kind", "subject", "inputs_sha256", "computed_at")
+    list_filter = ("kind",)
+    search_fields = ("subject", "inputs_sha256")
+    readonly_fields = [f.name for f in ReportCache._meta.fields]

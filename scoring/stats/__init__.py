@@ -13,11 +13,14 @@ from .bootstrap import (
     clustered_bootstrap_rows,
     paired_difference,
 )
-from .estimands import ALL_MODELS, Contrast, group_means, rank_correlations, study_estimates
+from .estimands import ALL_MODELS as ALL_MODELS
+from .estimands import Contrast, group_means, rank_correlations, study_estimates
 from .intervals import wilson_interval
 from .judge import judge_agreement
 from .scoretable import (
-    Cell,
+    Cell as Cell,
+)
+from .scoretable import (
     ScoreTable,
     benchmark_values,
     controlled_valid,
@@ -26,10 +29,9 @@ from .scoretable import (
 )
 from .summaries import macro_mean, normalized_entropy, set_similarity
 
+# Also importable: ALL_MODELS (the pooled row's name) and Cell (the cell status codes).
 __all__ = [
-    "ALL_MODELS",
     "BootstrapBatch",
-    "Cell",
     "Contrast",
     "PairedEffect",
     "ScoreTable",

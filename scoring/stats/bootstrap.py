@@ -130,7 +130,9 @@ def paired_difference(
 
 
 class BootstrapBatch(NamedTuple):
-    """Row-wise results of :func:`clustered_bootstrap_rows` (arrays of length S)."""
+    """Row-wise results of :func:`clustered_bootstrap_rows` (arrays of length S): estimate, low,
+    high (``nan`` where the row has no valid item, or fewer than two clusters for the interval),
+    the number of valid items ``n`` and of present clusters."""
 
     estimate: np.ndarray
     low: np.ndarray
@@ -151,6 +153,10 @@ def clustered_bootstrap_rows(
     valid item in that row, and rows that share the same present clusters share one draw matrix,
     so a report of thousands of statistics draws only a few times. Also returns each row's
     number of valid items ``n`` and of present clusters.
+
+    Degenerate input: a row without valid items gives ``nan`` for all three numbers; a row with
+    one cluster gives its estimate and ``nan`` bounds. Raises ``ValueError`` for a ``values``
+    that is not 2-D, mismatched ``clusters`` or invalid bootstrap settings.
     """
     v = as_float_array(values, "values", ndim=2)
     c = as_labels(clusters, "clusters", v.shape[1])

@@ -37,7 +37,9 @@ ALL = "all"
 
 @dataclass(frozen=True)
 class Contrast:
-    """``a - b`` per item; with ``dimensions=(x, y)`` the gain test ``(a - b)[x] - (a - b)[y]``."""
+    """``a - b`` per item (eq. 45); with ``dimensions=(x, y)`` the gain test of table 2B,
+    ``(a - b)[x] - (a - b)[y]``. An item missing (``nan``) under either condition is outside the
+    contrast's common set."""
 
     name: str
     a: str
@@ -115,8 +117,9 @@ def study_estimates(
     condition's scores on its own valid set) or ``"study"`` (everything on the items valid under
     every condition, as the boundary study's 508). ``strata`` names the breakdowns (default:
     ``scene`` and every stratum of the table). Returns ``{"exclusions", "conditions",
-    "effects", "bootstrap", "common_set", "dimensions"}``; numbers that cannot be formed are
-    ``None``."""
+    "effects", "bootstrap", "common_set", "dimensions"}``; numbers that cannot be formed (no item
+    in the set: ``nan`` inside, one source video: no interval) are ``None``. Raises
+    ``ValueError`` for an unknown condition or dimension in a contrast or a bad ``common``."""
     if common not in ("pair", "study"):
         raise ValueError(f"common must be 'pair' or 'study', got {common!r}")
     n_resamples = positive_int(n_resamples, "n_resamples")
@@ -235,7 +238,8 @@ def benchmark_means(values, scenes, videos) -> dict[str, np.ndarray]:
 
 def rank_correlations(x, y) -> tuple[float | None, float | None]:
     """Pearson and Spearman correlation of two model-level series (appendix C.4: Overall against
-    the diagnostic average). ``None`` for fewer than three pairs or no variation."""
+    the diagnostic average). ``None`` (never ``nan``) for fewer than three pairs or no
+    variation in either series; ``ValueError`` when the two are not 1-D of one length."""
     from scipy import stats
 
     a = np.asarray(x, dtype=np.float64)

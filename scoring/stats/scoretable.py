@@ -112,13 +112,15 @@ class ScoreTable:
 
 
 def benchmark_values(table: ScoreTable) -> np.ndarray:
-    """Full-benchmark values (M, C, N, D): the scores of OK cells, 0 for every other cell."""
+    """Full-benchmark values (M, C, N, D): the scores of OK cells, 0 for every other cell (a
+    missing score is never ``nan`` here: coverage is part of performance)."""
     ok = (table.status == Cell.OK)[..., None]
     return np.where(ok, table.scores, 0.0)
 
 
 def controlled_valid(table: ScoreTable) -> np.ndarray:
-    """The valid set of every condition (C, N): items usable for *all* models (appendix I.3)."""
+    """The valid set of every condition (C, N): items usable for *all* models (appendix I.3);
+    an empty table gives an empty mask (the values outside it become ``nan``)."""
     usable = np.isin(table.status, [Cell.OK, Cell.INVALID]).all(axis=0)
     if table.window_valid is not None:
         usable &= table.window_valid
@@ -136,7 +138,8 @@ def controlled_values(table: ScoreTable) -> np.ndarray:
 def exclusions(table: ScoreTable) -> list[dict]:
     """What each rule removed, per condition: the items, the removed count, per reason the
     items it alone or with others removed (an item can have several reasons), and per model and
-    reason the cells with that status."""
+    reason the cells with that status. Counts only (no ``nan``); a condition with nothing removed
+    has empty ``by_reason``."""
     valid = controlled_valid(table)
     out = []
     for ci, condition in enumerate(table.conditions):

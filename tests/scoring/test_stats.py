@@ -12,7 +12,18 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 PUBLIC_API = {
+    "BootstrapBatch",
+    "Contrast",
     "PairedEffect",
+    "ScoreTable",
+    "benchmark_values",
+    "clustered_bootstrap_rows",
+    "controlled_valid",
+    "controlled_values",
+    "exclusions",
+    "group_means",
+    "rank_correlations",
+    "study_estimates",
     "clustered_bootstrap",
     "fleiss_kappa",
     "icc_2k",
