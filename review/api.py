@@ -14,6 +14,7 @@ from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from annotation.models.releases import NAME_VALIDATOR
 from annotation.releases import release_create
 from review.models import Kind, Method
 from review.selectors import (
@@ -31,7 +32,7 @@ from review.services import (
     design_update,
     manifest_freeze,
 )
-from studio.api import StudioApiView
+from studio.api import ApiError, StudioApiView
 from studio.roles import is_admin
 
 
@@ -43,8 +44,13 @@ class IsAdminRole(BasePermission):
 
 
 def _bad_request(exc: DjangoValidationError) -> Response:
-    detail = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
-    return Response(detail, status=status.HTTP_400_BAD_REQUEST)
+    """400 in the API's one error shape (studio.api): a sentence, and the messages per field."""
+    errors = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
+    first = next(iter(errors.values()), ["Invalid request."])[0]
+    return Response({"detail": first, "errors": errors}, status=status.HTTP_400_BAD_REQUEST)
+
+
+NO_SUCH_RELEASE = OpenApiResponse(ApiError, description="No release has the id given in the body.")
 
 
 def _zip_response(file, name: str) -> FileResponse:
@@ -74,7 +80,7 @@ class ReleaseOutput(serializers.Serializer):
 
 
 class ReleaseFreezeInput(serializers.Serializer):
-    name = serializers.CharField(max_length=80)
+    name = serializers.CharField(max_length=80, validators=[NAME_VALIDATOR])
     note = serializers.CharField(required=False, allow_blank=True, default="")
     allow_incomplete = serializers.BooleanField(required=False, default=False)
     parent = serializers.IntegerField(
@@ -91,7 +97,7 @@ class ReleaseListApi(StudioApiView):
 
     @extend_schema(
         request=ReleaseFreezeInput,
-        responses={201: ReleaseOutput},
+        responses={201: ReleaseOutput, 404: NO_SUCH_RELEASE},
         summary="Freeze every active step as a release (or a correction of a parent release)",
     )
     def post(self, request: Request) -> Response:
@@ -147,7 +153,7 @@ class DesignOutput(serializers.Serializer):
 
 
 class DesignInput(serializers.Serializer):
-    name = serializers.CharField(max_length=80)
+    name = serializers.CharField(max_length=80, validators=[NAME_VALIDATOR])
     kind = serializers.ChoiceField(choices=Kind.choices, default=Kind.AUDIT)
     method = serializers.ChoiceField(choices=Method.choices)
     release = serializers.IntegerField()
@@ -162,7 +168,11 @@ class DesignListApi(StudioApiView):
     def get(self, request: Request) -> Response:
         return Response(DesignOutput(designs_for(request.user), many=True).data)
 
-    @extend_schema(request=DesignInput, responses={201: DesignOutput}, summary="Create a design")
+    @extend_schema(
+        request=DesignInput,
+        responses={201: DesignOutput, 404: NO_SUCH_RELEASE},
+        summary="Create a design",
+    )
     def post(self, request: Request) -> Response:
         data = DesignInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -273,7 +283,10 @@ class ManifestOutput(serializers.Serializer):
 
 class ManifestFreezeInput(serializers.Serializer):
     name = serializers.CharField(
-        max_length=80, required=False, help_text="Defaults to the design's name"
+        max_length=80,
+        required=False,
+        validators=[NAME_VALIDATOR],
+        help_text="Defaults to the design's name",
     )
 
 

@@ -47,7 +47,10 @@ class DevelopmentErrorPagesMiddleware:
             and not getattr(response, "studio_error_page", False)
             and response.get("Content-Type", "").startswith("text/html")
         ):
+            from studio.api import api_error, is_api_request
             from studio.views import error_page
 
+            if is_api_request(request):  # Django's technical 404 of an unmatched API URL
+                return api_error(response.status_code)
             return error_page(request, response.status_code)
         return response

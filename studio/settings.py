@@ -9,6 +9,7 @@ Two modes share this one file:
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -73,6 +74,7 @@ INSTALLED_APPS = [
     "annotation",
     "review",
     "scoring",
+    "axes",  # login throttling (docs/architecture.md, "Login throttling")
 ]
 
 MIDDLEWARE = [
@@ -86,6 +88,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "studio.middleware.ContentSecurityPolicyMiddleware",
     "studio.middleware.DevelopmentErrorPagesMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a refused login into the lockout page
 ]
 CSRF_FAILURE_VIEW = "studio.views.csrf_failure"
 
@@ -144,6 +147,23 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+
+# Login throttling (django-axes): after LOGIN_FAILURE_LIMIT failed logins for one user name, or
+# from one client address, further logins of that name or from that address are refused for
+# LOGIN_LOCKOUT_MINUTES, on /login/ and /admin/login/ alike. A successful login clears the
+# failures it matched; an admin unlocks by deleting the access attempt in the admin.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out name before checking it
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_ENABLED = env_bool("LOGIN_THROTTLE", True)
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each counted on its own
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "studio.throttle.locked_out"
+AXES_CLIENT_IP_CALLABLE = "studio.throttle.client_address"
+LOGIN_CLIENT_IP_HEADER = env_str("LOGIN_CLIENT_IP_HEADER", "")
 
 # --- Internationalisation ---------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"
@@ -294,8 +314,9 @@ REST_FRAMEWORK = {
     ],
     # The API speaks JSON only (the pages send JSON; form and multipart bodies get 415).
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "studio.api.exception_handler",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "studio.schema.StudioAutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
@@ -305,6 +326,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    # Every error answer of every operation, in the one JSON shape (studio/schema.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "studio.schema.document_error_answers",
+    ],
 }
 
 # --- Security -------------------------------------------------------------------------------
@@ -334,7 +360,10 @@ LOGGING = {
         "handlers": ["console"],
         "level": env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR")),
     },
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        "axes": {"level": "WARNING"},  # lockouts; not every failed or successful login
+    },
 }
 SPECTACULAR_SETTINGS.update(
     {

@@ -22,6 +22,7 @@ urlpatterns = [
     path("", include("scoring.urls")),
 ]
 
+handler400 = "studio.views.bad_request"
 handler403 = "studio.views.permission_denied"
 handler404 = "studio.views.page_not_found"
-# handler500: Django's default renders templates/500.html without a request context.
+handler500 = "studio.views.server_error"  # JSON on API paths, templates/500.html elsewhere

@@ -5,7 +5,10 @@ from django.template.loader import render_to_string
 from django.templatetags.static import static
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
+from django.views.defaults import bad_request as django_bad_request
+from django.views.defaults import server_error as django_server_error
 
+from studio.api import api_error, is_api_request
 from studio.home import ROLE_NAMES, home_cards_for
 from studio.services import health_report
 
@@ -59,11 +62,29 @@ def error_page(request: HttpRequest, status: int, text: str = "") -> HttpRespons
 
 
 def page_not_found(request: HttpRequest, exception=None) -> HttpResponse:
+    if is_api_request(request):  # e.g. /api/annotation/steps/abc/: no URL matches
+        return api_error(404)
     return error_page(request, 404)
 
 
 def permission_denied(request: HttpRequest, exception=None) -> HttpResponse:
+    if is_api_request(request):
+        return api_error(403)
     return error_page(request, 403)
+
+
+def bad_request(request: HttpRequest, exception=None) -> HttpResponse:
+    if is_api_request(request):
+        return api_error(400)
+    return django_bad_request(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """500: JSON on API paths; elsewhere Django's own view (templates/500.html, rendered without
+    a request context, so a broken context processor cannot break the error page too)."""
+    if is_api_request(request):
+        return api_error(500)
+    return django_server_error(request)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:

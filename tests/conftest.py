@@ -88,6 +88,21 @@ def _postgres_marker_enforced(request):
 
 
 @pytest.fixture(autouse=True)
+def _fast_password_hasher(settings):
+    """A password check costs microseconds in tests, not PBKDF2's half second (a login test of
+    twenty failures would otherwise take ten seconds)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _login_throttle_off(settings):
+    """Login throttling (django-axes) needs the request of every login, and the test client's
+    ``login()`` sends none; tests that are about throttling turn it on (tests/studio/
+    test_login_throttle.py)."""
+    settings.AXES_ENABLED = False
+
+
+@pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path_factory):
     """Each test writes media under its own temporary folder."""
     settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")

@@ -52,6 +52,10 @@ class StepCreateInput(_Labels):
 
 
 class StepSaveInput(_Labels):
+    # The view validates it whole, not partially, though the method is PATCH: the version is
+    # required, the other fields are optional (studio.schema.StudioAutoSchema documents it so).
+    whole_on_patch = True
+
     version = serializers.IntegerField(
         min_value=1, help_text="The version this save edits; a stale one gets 409."
     )

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from studio.urls import handler403, handler404  # noqa: F401
+from studio.urls import handler400, handler403, handler404, handler500  # noqa: F401
 from studio.urls import urlpatterns as project_urls
 
 
@@ -10,4 +10,4 @@ def boom(request):
     raise RuntimeError("a bug")
 
 
-urlpatterns = [path("boom/", boom), *project_urls]
+urlpatterns = [path("boom/", boom), path("api/boom/", boom), *project_urls]

@@ -33,6 +33,8 @@ def _check(env_overrides: dict, *args: str) -> subprocess.CompletedProcess:
         ("STUDIO_MODE", "staging", "STUDIO_MODE='staging' is not one of"),
         ("DATABASE_URL", "mysql://x/y", "DATABASE_URL must point at PostgreSQL or SQLite"),
         ("WORKER_HEARTBEAT_SECONDS", "soon", "WORKER_HEARTBEAT_SECONDS='soon' is not an integer"),
+        ("LOGIN_FAILURE_LIMIT", "0", "LOGIN_FAILURE_LIMIT=0 is below its minimum of 1"),
+        ("LOGIN_THROTTLE", "sometimes", "LOGIN_THROTTLE='sometimes' is not a boolean"),
     ],
 )
 def test_bad_value_fails_at_start_with_a_clear_message(variable, value, message):
