@@ -13,6 +13,7 @@ from django.utils.html import format_html
 from scoring.endpoints import endpoint_validate
 from scoring.models import (
     Endpoint,
+    FileDigest,
     Judgement,
     PromptPackage,
     ReportCache,
@@ -191,3 +192,12 @@ class ReportCacheAdmin(ReadOnly):
     list_filter = ("kind",)
     search_fields = ("subject", "inputs_sha256")
     readonly_fields = [f.name for f in ReportCache._meta.fields]
+
+
+@admin.register(FileDigest)
+class FileDigestAdmin(ReadOnly):
+    """SHA-256 of media files as they were when a run hashed them (kept while unchanged)."""
+
+    list_display = ("path", "sha256", "size", "recorded_at")
+    search_fields = ("path", "sha256")
+    readonly_fields = [f.name for f in FileDigest._meta.fields]
