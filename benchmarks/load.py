@@ -42,7 +42,6 @@ import os
 import random
 import re
 import secrets
-import signal
 import subprocess
 import sys
 import tempfile
@@ -56,9 +55,9 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.workspace_api import (  # noqa: E402  (one place for these helpers)
     admin_url,
     create_database,
-    drop_database,
     free_port,
     pct,
+    shut_down,
 )
 
 PASSWORD = "bench-" + secrets.token_urlsafe(12)
@@ -413,17 +412,7 @@ def main() -> int:
             print(f"{'PASS' if ok else 'FAIL'}  {goal}")
         return 0 if all(goals.values()) else 1
     finally:
-        if server is not None and server.poll() is None:
-            os.killpg(server.pid, signal.SIGTERM)
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-        if "django" in sys.modules and sys.modules["django"].apps.apps.ready:
-            from django.db import connections
-
-            connections.close_all()
-        drop_database(base, args.database)
+        shut_down(server, base, args.database)
         import shutil
 
         shutil.rmtree(media_root, ignore_errors=True)

@@ -33,7 +33,6 @@ import multiprocessing
 import os
 import random
 import secrets
-import signal
 import socket
 import subprocess
 import sys
@@ -46,7 +45,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from workspace_api import admin_url, create_database, drop_database, free_port, pct  # noqa: E402
+from workspace_api import (  # noqa: E402
+    admin_url,
+    create_database,
+    free_port,
+    pct,
+    shut_down,
+)
 
 S = 1_000_000
 PASSWORD = "bench-" + secrets.token_urlsafe(12)
@@ -399,17 +404,7 @@ def main() -> int:
             print(f"{'PASS' if ok else 'FAIL'}  {goal}")
         return 0 if all(goals.values()) else 1
     finally:
-        if server is not None and server.poll() is None:
-            os.killpg(server.pid, signal.SIGTERM)
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-        if "django" in sys.modules and sys.modules["django"].apps.apps.ready:
-            from django.db import connections
-
-            connections.close_all()
-        drop_database(base, args.database)
+        shut_down(server, base, args.database)
 
 
 if __name__ == "__main__":

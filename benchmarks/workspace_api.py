@@ -99,6 +99,22 @@ def drop_database(base_url: str, name: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def shut_down(server: subprocess.Popen | None, base_url: str, database: str) -> None:
+    """Stop the benchmark's gunicorn (its whole process group), close this process's
+    connections and drop the throwaway database."""
+    if server is not None and server.poll() is None:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+    if "django" in sys.modules and sys.modules["django"].apps.apps.ready:
+        from django.db import connections
+
+        connections.close_all()
+    drop_database(base_url, database)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -366,17 +382,7 @@ def main() -> int:
             print(f"{'PASS' if ok else 'FAIL'}  {goal}")
         return 0 if all(goals.values()) else 1
     finally:
-        if server is not None and server.poll() is None:
-            os.killpg(server.pid, signal.SIGTERM)
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-        if "django" in sys.modules and sys.modules["django"].apps.apps.ready:
-            from django.db import connections
-
-            connections.close_all()
-        drop_database(base, args.database)
+        shut_down(server, base, args.database)
 
 
 if __name__ == "__main__":
