@@ -1,6 +1,6 @@
 import json as jsonlib
 import signal
-import threading
+import time
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
@@ -33,13 +33,17 @@ class Command(BaseCommand):
             self._report(leases_sweep(), as_json, quiet=False)
             return
         period = settings.LEASE_SWEEP_SECONDS if loop < 0 else loop
-        stop = threading.Event()
+        # A plain flag, not a threading.Event: Event.set() from a signal handler deadlocks when
+        # the signal lands while the main thread holds the Event's lock inside wait().
+        stopping = []
         for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, lambda *_: stop.set())
-        while not stop.is_set():
+            signal.signal(sig, lambda *_: stopping.append(True))
+        while not stopping:
             close_old_connections()
             self._report(leases_sweep(), as_json, quiet=True)
-            stop.wait(period)
+            next_sweep = time.monotonic() + period
+            while not stopping and time.monotonic() < next_sweep:
+                time.sleep(min(0.2, max(next_sweep - time.monotonic(), 0)))
 
     def _report(self, result: dict, as_json: bool, *, quiet: bool) -> None:
         if as_json:
