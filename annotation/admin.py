@@ -44,7 +44,7 @@ class MicroStepAdmin(admin.ModelAdmin):
 
     @admin.action(description="Render the Official clip and its 16-frame set")
     def render_official(self, request, queryset):
-        from media.renders import batch_create
+        from media.batches import batch_create
 
         jobs = render_jobs(queryset)
         if not jobs:

@@ -10,8 +10,8 @@ import uuid
 from collections.abc import Iterable
 
 from annotation.models import MicroStep, ReleaseStep
+from media.batches import RenderJob
 from media.models import SourceVideo
-from media.renders import RenderJob
 from media.subjects import subject_namer
 from media.windows import StepTimes
 

@@ -8,6 +8,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from media.batches import batch_create, batch_progress, batch_rerun
 from media.forms import RenderBatchForm, VideoImportForm
 from media.imports import video_import_progress, video_import_stage
 from media.models import (
@@ -20,7 +21,7 @@ from media.models import (
     VideoImport,
 )
 from media.probe import MediaRejected
-from media.renders import batch_create, batch_progress, batch_rerun, media_rerun
+from media.renders import media_rerun
 from media.subjects import subject_names
 from studio.display import frame_rate, timecode
 from studio.roles import is_admin

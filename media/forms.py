@@ -36,7 +36,7 @@ class RenderBatchForm(forms.Form):
     def clean_jobs(self):
         import json
 
-        from media.renders import jobs_from_json
+        from media.batches import jobs_from_json
 
         upload = self.cleaned_data["jobs"]
         try:

@@ -9,8 +9,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from media.batches import batch_progress
 from media.models import RenderBatch, RenderedMedia
-from media.renders import batch_progress
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db

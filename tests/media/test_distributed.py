@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from django.core.files.storage import default_storage
 
+from media.batches import RenderJob, batch_create, batch_progress
 from media.models import RenderedMedia
-from media.renders import RenderJob, batch_create, batch_progress
 from media.synth import read_frame_numbers
 from studio.services import live_workers
 from tests.conftest import ROOT

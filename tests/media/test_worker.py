@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from django.core.files.storage import default_storage
 
+from media.batches import RenderJob, batch_create, batch_progress
 from media.models import RenderedMedia, SourceVideo, VideoImport
-from media.renders import RenderJob, batch_create, batch_progress, media_request
+from media.renders import media_request
 from media.synth import read_frame_numbers
 from studio.leases import leases_sweep
 from studio.services import now

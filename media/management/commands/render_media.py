@@ -19,16 +19,9 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
+from media.batches import RenderJob, batch_create, batch_progress, batch_rerun, jobs_from_json
 from media.models import RenderBatch, RenderedMedia
-from media.renders import (
-    PROFILES,
-    RenderJob,
-    batch_create,
-    batch_progress,
-    batch_rerun,
-    jobs_from_json,
-    media_render_group,
-)
+from media.renders import PROFILES, media_render_group
 from media.windows import Condition
 
 
