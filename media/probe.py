@@ -7,22 +7,20 @@ Two stages:
    refused here, before ffmpeg runs at all, so a playlist disguised as ``.mp4`` can never make
    ffmpeg open the files it lists.
 2. ffmpeg opens the file with that demuxer pinned (``media.ffmpeg.input_args``): first the header
-   alone (codec, declared size, frame rate, rotation, audio, declared duration), so every limit is
-   checked before anything is decoded; then one frame is decoded, which proves the stream is
-   decodable; then the frame-time index is built from the container's packets in one streaming
-   pass.
+   alone (codec, declared size, frame rate, rotation, audio, declared duration, start time), so
+   every limit is checked before anything is decoded; then one frame is decoded, which proves the
+   stream is decodable, while the frame-time index is built in one streaming pass.
 
-Why packets, and why streaming: a file of 1.68 million tiny frames is small on disk and under the
-duration limit, yet decoding it frame by frame and holding every frame's log line took minutes and
-gigabytes. The index instead comes from a stream copy (``-c copy -f framecrc``: one short line per
-packet, no decoding), read line by line; each presentation time goes into an ``array('q')`` (8
-bytes a frame), never into a list of objects, and the pass stops as soon as the frame count goes
-over ``MEDIA_MAX_FRAMES``. Memory is therefore a few bytes per frame and the time is that of a
-demux. Packet times are the frames a decoder shows once sorted (B-frame reordering only changes
-the order) and once the packets an edit list marks as discarded (``F=0x..`` with the discard bit)
-are left out, which is what the decoder does with them. ``-copyts -start_at_zero`` put packets on
-the file's own timeline (the timeline ``-ss`` seeks on); the first frame's time there is stored as
-the origin, so rebased times map back exactly when rendering.
+The index of an MP4/MOV comes from its sample tables, read in Python (``media.isobmff``: no
+ffmpeg, the samples themselves never read), exactly as ffmpeg would list the packets; a file
+those tables cannot describe exactly (fragmented, several edits, damaged, ...) and every other
+container is listed by ffmpeg instead: a stream copy (``-c copy -f framecrc``, one short line a
+packet, nothing decoded) read line by line into an ``array('q')`` (8 bytes a frame), stopping as
+soon as the count passes ``MEDIA_MAX_FRAMES``. Memory is a few bytes a frame either way. Packet
+times sorted are the frames a decoder shows (B-frames only change the order), once the packets an
+edit list discards (``F=0x..`` with the discard bit) are left out. ``-copyts -start_at_zero``
+put packets on the file's own timeline (the one ``-ss`` seeks on); the first frame's time there
+is stored as the origin, so rebased times map back exactly when rendering.
 
 Files this project has just rendered are checked by ``container_index``: their video packets,
 listed the same way, must be exactly the frames expected, so a doubtful file is refused, never
@@ -31,6 +29,7 @@ accepted.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from array import array
@@ -52,7 +51,10 @@ from media.ffmpeg import (
     run_ffmpeg,
     stream_ffmpeg_lines,
 )
+from media.isobmff import BoxError, NotReproduced, PacketIndex, read_video_index
 from media.timebase import US_PER_SECOND
+
+log = logging.getLogger(__name__)
 
 
 class MediaRejected(ValueError):
@@ -132,6 +134,7 @@ def sniff_head(head: bytes) -> tuple[str, str]:
 
 _INPUT_RE = re.compile(r"^Input #0, (?P<fmt>[^ ]+), from", re.M)
 _DURATION_RE = re.compile(r"Duration: (?P<h>\d+):(?P<m>\d\d):(?P<s>\d\d(?:\.\d+)?)")
+_START_RE = re.compile(r"Duration: [^,\n]*, start: (?P<sign>-?)(?P<s>\d{1,12})\.(?P<us>\d{6})")
 _VIDEO_RE = re.compile(r"Stream #0:\d+[^:]*: Video: (?P<codec>[A-Za-z0-9_]+)(?P<rest>[^\n]*)")
 _SIZE_RE = re.compile(r", (?P<w>\d{1,6})x(?P<h>\d{1,6})[ ,\n]")
 _FPS_RE = re.compile(r", (?P<fps>\d{1,9}(?:\.\d{1,6})?)(?P<k>k?) (?P<unit>fps|tbr)")
@@ -234,6 +237,7 @@ class _Header:
     seconds: float  # declared duration (0 when the header names none)
     rotation: int
     has_audio: bool
+    start_us: int  # the file's start time as ffmpeg prints it (what -start_at_zero subtracts)
 
 
 def _read_header(path: Path, demuxer: str) -> _Header:
@@ -271,6 +275,8 @@ def _read_header(path: Path, demuxer: str) -> _Header:
     if declared:
         seconds = int(declared["h"]) * 3600 + int(declared["m"]) * 60 + float(declared["s"])
         _check_duration(seconds)
+    start = _START_RE.search(header)
+    start_us = int(start["s"]) * US_PER_SECOND + int(start["us"]) if start else 0
     return _Header(
         container=fmt["fmt"],
         codec=video["codec"],
@@ -280,6 +286,7 @@ def _read_header(path: Path, demuxer: str) -> _Header:
         seconds=seconds,
         rotation=_rotation(header),
         has_audio=bool(_AUDIO_RE.search(header)),
+        start_us=-start_us if start and start["sign"] else start_us,
     )
 
 
@@ -304,16 +311,6 @@ def _too_many_frames() -> MediaRejected:
         f"the video has more than {settings.MEDIA_MAX_FRAMES} frames, the most accepted "
         "(setting MEDIA_MAX_FRAMES)"
     )
-
-
-@dataclass(frozen=True)
-class PacketIndex:
-    """Every shown video packet of a file, compactly: ticks of ``time_base``, in file order."""
-
-    time_base: Fraction
-    pts: np.ndarray  # int64, one per frame, file (decode) order
-    keyframe_pts: np.ndarray  # int64
-    last_duration: int  # duration in ticks of the packet shown last (0 if unknown)
 
 
 def packet_index(
@@ -439,6 +436,23 @@ def decoded_index(
     )
 
 
+def mov_index(path: str | os.PathLike, *, start_us: int, **listing) -> PacketIndex:
+    """An MP4/MOV's index from its sample tables (``media.isobmff``: no ffmpeg, no reading of the
+    samples), or from ffmpeg's packet listing when the tables cannot say exactly what it would."""
+    try:
+        found = read_video_index(path, max_frames=listing["max_frames"], start_us=start_us)
+    except (NotReproduced, BoxError) as exc:  # ffmpeg stays the judge of a damaged file
+        log.info("indexing %s with ffmpeg: %s", Path(path).name, exc)
+        return packet_index(path, **listing)
+    if found.pts.size > listing["max_frames"]:
+        raise _too_many_frames()
+    if listing["progress"] is not None:  # the listing's reports, at once
+        latest = np.maximum.accumulate(found.pts)
+        for n in range(PROGRESS_EVERY_PACKETS, found.pts.size + 1, PROGRESS_EVERY_PACKETS):
+            listing["progress"](float(int(latest[n - 1]) * found.time_base))
+    return found
+
+
 def _ticks_to_us(ticks: np.ndarray, scale: Fraction) -> np.ndarray:
     """Exact rational conversion of ticks to µs, rounded to the nearest µs, in int64."""
     if ticks.size and int(np.abs(ticks).max()) * 2 * scale.numerator >= 2**62:
@@ -468,15 +482,14 @@ def probe_file(
 
     # Reading packets is a demux, far faster than real time; the budget still grows with the
     # declared duration, so a slow disk (or AVI's decoding pass) does not refuse a long file.
+    timeout = settings.FFMPEG_TIMEOUT_SECONDS + seconds
+    listing = {"demuxer": demuxer, "max_frames": settings.MEDIA_MAX_FRAMES, "timeout": timeout,
+               "progress": on_seconds}  # fmt: skip
     with _decoding_one_frame(path, demuxer):
-        build = decoded_index if demuxer == "avi" else packet_index
-        index = build(
-            path,
-            demuxer=demuxer,
-            max_frames=settings.MEDIA_MAX_FRAMES,
-            timeout=settings.FFMPEG_TIMEOUT_SECONDS + seconds,
-            progress=on_seconds,
-        )
+        if demuxer == "mov":
+            index = mov_index(path, start_us=head.start_us, **listing)
+        else:
+            index = (decoded_index if demuxer == "avi" else packet_index)(path, **listing)
     tb = index.time_base
     # Presentation order: B-frames arrive before the frames they precede on screen.
     pts = np.sort(index.pts, kind="stable")
