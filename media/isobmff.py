@@ -441,11 +441,12 @@ def _shown(track: _Track, movie_scale: int) -> tuple[np.ndarray, np.ndarray]:
     return inside, times - base + empty
 
 
-def read_video_index(path: str | os.PathLike, *, max_frames: int, start_us: int) -> PacketIndex:
+def read_video_index(path: str | os.PathLike, *, max_frames: int, start_us: int = 0) -> PacketIndex:
     """The shown video samples of an MP4/MOV, as ``ffmpeg -copyts -start_at_zero`` lists them.
 
-    ``start_us`` is the file's start time as ffmpeg reports it (its header's ``start:``).
-    Raises BoxError for a damaged file, NotReproduced when ffmpeg should list the packets.
+    ``start_us`` is the file's start time as ffmpeg reports it (its header's ``start:``); it can
+    also be applied afterwards with ``at_start``. Raises BoxError for a damaged file,
+    NotReproduced when ffmpeg should list the packets.
     """
     with open(path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
@@ -453,11 +454,20 @@ def read_video_index(path: str | os.PathLike, *, max_frames: int, start_us: int)
         moov = _find_moov(f)
         movie_scale, track = _read_track(f, moov, max_frames)
     indices, pts = _shown(track, movie_scale)
-    pts = pts - _rescale(start_us, track.timescale, US_PER_SECOND)
     shown_last = int(np.argmax(pts))  # the first of equal maxima, as ffmpeg's "t > last"
-    return PacketIndex(
+    index = PacketIndex(
         time_base=Fraction(1, track.timescale),
         pts=np.ascontiguousarray(pts, dtype=np.int64),
         keyframe_pts=np.ascontiguousarray(pts[track.keyframes[indices]], dtype=np.int64),
         last_duration=int(track.deltas[indices[shown_last]]),
+    )
+    return at_start(index, start_us) if start_us else index
+
+
+def at_start(index: PacketIndex, start_us: int) -> PacketIndex:
+    """The index with ffmpeg's start time taken off, as ``-start_at_zero`` does: rescaled to the
+    track's ticks, rounded half away from zero."""
+    shift = _rescale(start_us, index.time_base.denominator, US_PER_SECOND)
+    return PacketIndex(
+        index.time_base, index.pts - shift, index.keyframe_pts - shift, index.last_duration
     )
