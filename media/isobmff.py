@@ -80,8 +80,13 @@ class _File:
         self.size = size
 
     def read(self, offset: int, length: int) -> bytes:
-        self.handle.seek(offset)
-        data = self.handle.read(length)
+        if offset < 0 or length < 0 or offset + length > self.size:
+            raise BoxError("the file ends inside a box")
+        try:
+            self.handle.seek(offset)
+            data = self.handle.read(length)
+        except OSError as exc:
+            raise BoxError(f"the file cannot be read: {exc.strerror}") from None
         if len(data) != length:
             raise BoxError("the file ends inside a box")
         return data
@@ -342,6 +347,8 @@ def _check_sample_data(f: _File, stbl_boxes, sizes: np.ndarray) -> np.ndarray:
     else:
         co64 = _only(stbl_boxes, b"co64", "stbl")
         pairs = f.table(co64, head=8, entry=8, count_at=4, limit=count)
+        if (pairs[:, 0] >= 1 << 31).any():
+            raise BoxError("a chunk offset lies far beyond the end of the file")
         chunks = (pairs[:, 0] << 32) | pairs[:, 1]
     stsc = f.table(_only(stbl_boxes, b"stsc", "stbl"), head=8, entry=12, count_at=4, limit=count)
     if stsc.shape[0] == 0 or chunks.size == 0:
