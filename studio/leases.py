@@ -24,6 +24,7 @@ the lease only makes it rare and makes a dead worker's work come back without an
 from __future__ import annotations
 
 import logging
+import math
 import os
 import secrets
 import socket
@@ -157,6 +158,7 @@ class _Keeper:
         self._held: set[_Kept] = set()
         self._thread: threading.Thread | None = None
         self._pid = 0
+        self._wakes_at = 0.0  # when the keeper's wait ends (monotonic)
         self.rounds = 0
         self.statements = 0
 
@@ -168,15 +170,15 @@ class _Keeper:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="lease-keeper", daemon=True)
                 self._thread.start()
-            self._cond.notify()
+            elif entry.due < self._wakes_at:
+                self._cond.notify()  # due before the keeper's next round (a shorter lease)
 
     def discard(self, entry: _Kept) -> None:
         """Stop renewing ``entry``. A round already under way may still send its UPDATE, which
         names the owner, so it cannot touch the row once the lease is released; it no longer
         counts or reports anything for ``entry``."""
         with self._cond:
-            self._held.discard(entry)
-            self._cond.notify()
+            self._held.discard(entry)  # the keeper finds out at its next round: no wake-up
 
     def _run(self) -> None:
         idle_since = None
@@ -190,12 +192,14 @@ class _Keeper:
                         if left <= 0:
                             self._thread = None
                             return
+                        self._wakes_at = math.inf  # any new lease wakes it
                         self._cond.wait(left)
                         continue
                     idle_since = None
                     now = time.monotonic()
                     wait = min(e.due for e in self._held) - now
                     if wait > 0:
+                        self._wakes_at = now + wait
                         self._cond.wait(wait)
                         continue
                     # Renewing early is harmless: leases that fall due within half a period

@@ -210,10 +210,12 @@ def test_the_keeper_stops_renewing_after_the_block_and_then_ends(medium, monkeyp
     assert renewals >= 1
     m.refresh_from_db()
     expires = m.lease_expires_at
-    time.sleep(1.0)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and leases._keeper._thread is not None:
+        time.sleep(0.05)
+    assert "lease-keeper" not in [t.name for t in threading.enumerate()]
     m.refresh_from_db()
     assert (kept.renewals, m.lease_expires_at) == (renewals, expires)
-    assert "lease-keeper" not in [t.name for t in threading.enumerate()]
     # The next lease starts a keeper again.
     with lease_kept(model=RenderedMedia, pk=m.pk, owner=owner, seconds=1) as again:
         time.sleep(0.5)
