@@ -11,5 +11,7 @@ class ReviewConfig(AppConfig):
         import review.audit.home
         import review.campaigns.home  # noqa: F401
         from review.audit.kind import register
+        from review.baseline.kind import register as register_baseline
 
         register()
+        register_baseline()
