@@ -164,6 +164,7 @@ class MiniLM(Similarity):
         )
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.cache: dict[str, np.ndarray] = {}
+        self.store = None  # an object with get(version, texts) and put(version, vectors)
         self.lock = threading.Lock()
 
     @staticmethod
@@ -203,17 +204,24 @@ class MiniLM(Similarity):
         return (pooled / np.clip(norms, 1e-12, None)).astype(np.float64)
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Unit vectors of ``texts`` (cached per text for the life of the process)."""
+        """Unit vectors of ``texts``: from the process's cache, else the ``store`` (the
+        database, when one is attached), else computed (and given to the store)."""
         keys = [normalise(t) for t in texts]
         with self.lock:
             missing = sorted({k for k in keys if k not in self.cache})
+            if missing and self.store is not None:
+                self.cache.update(self.store.get(self.model_sha256, missing))
+                missing = [k for k in missing if k not in self.cache]
+            computed = {}
             # Sorted by length, so a batch pads little; one text's vector never depends on
             # which others share its batch beyond floating-point noise (see docs/baseline.md).
             missing.sort(key=len)
             for start in range(0, len(missing), self.BATCH):
                 chunk = missing[start : start + self.BATCH]
                 for text, vector in zip(chunk, self._encode(chunk), strict=True):
-                    self.cache[text] = vector
+                    self.cache[text] = computed[text] = vector
+            if computed and self.store is not None:
+                self.store.put(self.model_sha256, computed)
             return np.array([self.cache[k] for k in keys]).reshape(len(keys), -1)
 
     def matrix(self, a, b):

@@ -5,6 +5,7 @@ uid, scored by the reference judge). The computation is ``baseline.compute`` (pu
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 
 from review.sampling import DEFAULT_BIN_EDGES_US, bin_labels
@@ -180,7 +181,7 @@ def baseline_report(
         responses=responses,
         human_scores=human_scores,
         models=models,
-        similarity=similarity,
+        similarity=stored(similarity),
         bin_labels=bin_labels(edges),
         seed=seed,
         replicates=replicates,
@@ -205,3 +206,48 @@ def baseline_report(
         "model_runs": sources,
         **document,
     }
+
+
+class EmbeddingStore:
+    """The database side of ``MiniLM.embed``: vectors by (version, SHA-256 of the text)."""
+
+    @staticmethod
+    def _key(text: str) -> str:
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def get(self, version: str, texts: list[str]) -> dict:
+        import numpy as np
+
+        from scoring.models import TextEmbedding
+
+        keys = {self._key(t): t for t in texts}
+        rows = TextEmbedding.objects.filter(version=version, text_sha256__in=list(keys))
+        return {
+            keys[k]: np.frombuffer(bytes(v), dtype="<f4").astype(np.float64)
+            for k, v in rows.values_list("text_sha256", "vector")
+        }
+
+    def put(self, version: str, vectors: dict) -> None:
+        import numpy as np
+
+        from scoring.models import TextEmbedding
+
+        TextEmbedding.objects.bulk_create(
+            [
+                TextEmbedding(
+                    version=version,
+                    text_sha256=self._key(t),
+                    vector=np.asarray(v, dtype="<f4").tobytes(),
+                )
+                for t, v in vectors.items()
+            ],
+            ignore_conflicts=True,
+            batch_size=1000,
+        )
+
+
+def stored(function):
+    """``function`` with the database attached as its embedding store (MiniLM only)."""
+    if hasattr(function, "store"):
+        function.store = EmbeddingStore()
+    return function
