@@ -202,7 +202,7 @@ def compute(
 
     # --- Next ambiguity (eqs. 22-26) --------------------------------------------------------
     single = multiple = 0
-    n_clusters, entropies, top3 = [], [], []
+    n_clusters, entropies, top3, listed = [], [], [], []
     for u in uids:
         if not majority["next"][u]:
             continue
@@ -214,6 +214,12 @@ def compute(
         ]
         labels = similarity.clusters(texts)
         counts = sorted(Counter(labels).values(), reverse=True)
+        groups = defaultdict(list)
+        for text, label in zip(texts, labels, strict=True):
+            groups[label].append(text)
+        listed.append(
+            {"step": u, "clusters": sorted(groups.values(), key=lambda g: (-len(g), g[0]))}
+        )
         k = len(counts)
         single += k == 1
         multiple += k >= 2
@@ -230,6 +236,7 @@ def compute(
         "mean_clusters": _mean(n_clusters),
         "mean_normalized_entropy": _mean(entropies),
         "top3_cluster_share": _mean(top3),
+        "clusters": listed,
     }
 
     # --- models on the identical steps (eqs. 11-13, 16) -------------------------------------

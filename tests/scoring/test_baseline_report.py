@@ -146,6 +146,10 @@ def test_next_ambiguity(report):  # eqs. 22-26
     h3 = -(2 / 3 * math.log(1 / 3) + 1 / 3 * math.log(1 / 6)) / math.log(4)
     close(n["mean_normalized_entropy"], (h1 + 0 + h3) / 3)
     close(n["top3_cluster_share"], 17 / 18)
+    i3 = next(row for row in n["clusters"] if row["step"] == "i3")
+    assert i3["clusters"] == [["boil water", "boil water"], ["open tap", "open tap"],
+                              ["fill kettle"], ["pour milk"]]  # fmt: skip
+    assert [row["step"] for row in n["clusters"]] == ["i1", "i2", "i3"]
 
 
 def test_models_on_the_identical_steps_and_the_gap(report):  # eqs. 11, 13, 16, 21
