@@ -9,7 +9,10 @@ class ReviewConfig(AppConfig):
         # Home cards and the demo seeder of the audit, the campaigns' home cards; the audit kind.
         import review.audit.demo
         import review.audit.home
+        import review.baseline.demo
         import review.campaigns.home  # noqa: F401
         from review.audit.kind import register
+        from review.baseline.kind import register as register_baseline
 
         register()
+        register_baseline()

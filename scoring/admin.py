@@ -22,6 +22,7 @@ from scoring.models import (
     Study,
     StudyModel,
     StudyRun,
+    TextEmbedding,
 )
 
 
@@ -201,3 +202,12 @@ class FileDigestAdmin(ReadOnly):
     list_display = ("path", "sha256", "size", "recorded_at")
     search_fields = ("path", "sha256")
     readonly_fields = [f.name for f in FileDigest._meta.fields]
+
+
+@admin.register(TextEmbedding)
+class TextEmbeddingAdmin(ReadOnly):
+    """Embeddings of baseline answers under one similarity version (computed once, reused)."""
+
+    list_display = ("version", "text_sha256", "created_at")
+    search_fields = ("version", "text_sha256")
+    readonly_fields = [f.name for f in TextEmbedding._meta.fields]

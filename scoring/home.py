@@ -30,3 +30,25 @@ def admin_run_cards(user) -> Iterator[HomeCard]:
         count_label="run in progress" if running == 1 else "runs in progress",
         order=50,
     )
+
+
+@home_card
+def admin_baseline_cards(user) -> Iterator[HomeCard]:
+    if ADMIN not in roles_of(user):
+        return
+    from review.baseline.kind import KIND
+    from review.campaigns.models import Campaign
+
+    count = Campaign.objects.filter(kind=KIND).count()
+    if count:
+        yield HomeCard(
+            role=ADMIN,
+            title="Human baselines",
+            text="Human and matched model scores with the gap and its clustered interval, "
+            "answerability, agreement, Next ambiguity, per rater, duration and scene.",
+            url=reverse("scoring:baseline-list"),
+            link_text="Open the baselines",
+            count=count,
+            count_label="baseline campaign" if count == 1 else "baseline campaigns",
+            order=62,
+        )

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from scoring import study_views, views
+from scoring import baseline_views, study_views, views
 
 app_name = "scoring"
 
@@ -32,6 +32,12 @@ urlpatterns = [
         name="study-chart",
     ),
     path("leaderboard/", study_views.leaderboard_page, name="leaderboard"),
+    path("baselines/", baseline_views.baseline_list, name="baseline-list"),
+    path(
+        "baselines/<int:campaign_id>/report/",
+        baseline_views.baseline_report_page,
+        name="baseline-report",
+    ),
     path(
         "leaderboard/charts/<slug:name>.<slug:fmt>",
         study_views.leaderboard_chart,

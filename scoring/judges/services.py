@@ -11,7 +11,12 @@ from annotation.models import ReleaseStep
 from annotation.rendering import release_step_jobs
 from media.renders import ProfileMismatch, media_for_window
 from media.windows import WindowUnavailable, condition_window
-from scoring.judges.subjects import SubjectError, subjects_from_qa_file, subjects_from_runs
+from scoring.judges.subjects import (
+    SubjectError,
+    subjects_from_campaign,
+    subjects_from_qa_file,
+    subjects_from_runs,
+)
 from scoring.judges.units import candidate_units, qa_units, rater_units
 from scoring.models import Endpoint, Judgement, PromptPackage, Run, RunItem, RunKind
 from scoring.runs.services import (
@@ -74,6 +79,7 @@ def judge_start(
     package: PromptPackage,
     runs: list[Run] = (),
     qa_file: Path | None = None,
+    campaign=None,
     unit: str = "candidate",
     seed: int = 0,
     batch_size: int = 15,
@@ -81,7 +87,10 @@ def judge_start(
     user=None,
     retry_failed: bool = False,
 ) -> Run:
-    """Start judge run ``name`` (or resume it when it exists with the same parameters)."""
+    """Start judge run ``name`` (or resume it when it exists with the same parameters).
+
+    ``campaign``: a human-baseline campaign whose answers the reference judge scores instead of
+    runs (``subjects_from_campaign``)."""
     if kind not in PURPOSE:
         raise RunError(f"unknown judge {kind!r}; one of: {', '.join(PURPOSE)}")
     if unit not in UNITS:
@@ -93,11 +102,17 @@ def judge_start(
         differences = _same(existing, kind=kind, endpoint=endpoint, package=package)
         if sorted(existing.sources.values_list("pk", flat=True)) != sorted(r.pk for r in runs):
             differences.append("it judges other runs")
+        if (existing.provenance or {}).get("campaign") != (campaign.name if campaign else None):
+            differences.append("it judges another campaign")
         if differences:
             raise RunError(f"run {name} exists with other parameters: {'; '.join(differences)}")
         return run_resume(run=existing, retry_failed=retry_failed)
     try:
-        if kind == RunKind.QA:
+        if campaign is not None:
+            if kind != RunKind.REFERENCE or runs or qa_file is not None:
+                raise RunError("a campaign's answers are scored by the reference judge alone")
+            subjects, not_judged = subjects_from_campaign(campaign)
+        elif kind == RunKind.QA:
             if qa_file is None or runs:
                 raise RunError("the QA judge takes its answers from --qa-file (JSON Lines)")
             subjects, not_judged = subjects_from_qa_file(qa_file), {}
@@ -119,7 +134,11 @@ def judge_start(
     except SubjectError as exc:
         raise RunError(str(exc)) from None
     if not units:
-        raise RunError("nothing to judge: the runs have no ok predictions")
+        raise RunError(
+            "nothing to judge: the campaign has no answered response yet"
+            if campaign is not None
+            else "nothing to judge: the runs have no ok predictions"
+        )
     media = (
         _video_media(units, runs=runs, endpoint=endpoint, condition=condition)
         if kind == RunKind.VIDEO
@@ -129,6 +148,8 @@ def judge_start(
     manifests = {r.manifest_id for r in runs}
     release = runs[0].release if len(releases) == 1 and runs else None
     manifest = runs[0].manifest if len(manifests) == 1 and runs else None
+    if campaign is not None:
+        release, manifest = campaign.manifest.release, campaign.manifest
     options = {"seed": seed, "not_judged": not_judged}
     if kind in (RunKind.REFERENCE, RunKind.VIDEO):
         options["unit"] = unit
@@ -146,6 +167,8 @@ def judge_start(
     ]
     if qa_file is not None:
         prov["qa_file"] = Path(qa_file).name
+    if campaign is not None:
+        prov["campaign"] = campaign.name
     run = Run.objects.create(
         name=name,
         kind=kind,

@@ -122,3 +122,59 @@ def subjects_from_qa_file(path: Path) -> list[Subject]:
     if not subjects:
         raise SubjectError(f"{path} holds no QA answers")
     return subjects
+
+
+def subjects_from_campaign(campaign) -> tuple[list[Subject], dict]:
+    """The human answers of a ``human_baseline`` campaign as subjects of the reference judge:
+    one per (rater, step) current response, with the rater's main answers as the candidate
+    (``local_intent``, ``procedural_intent``, ``next_step`` = the first Next answer) and the
+    step's frozen labels as the reference, exactly as a model's prediction is judged. A
+    dimension the rater marked unanswerable is sent as an empty text and scored 0 by the report
+    whatever the judge says (eq. 9); a response with no answerable dimension and a broken-item
+    flag get no judge call at all (counted in ``not_judged``). The key names the campaign, the
+    rater's id and the step; the judge never sees it."""
+    from review.baseline.kind import KIND, PART
+    from review.campaigns.services import current_submissions
+
+    if campaign.kind != KIND:
+        raise SubjectError(f"campaign {campaign.name} is not a human baseline ({campaign.kind})")
+    rows = (
+        current_submissions(campaign=campaign)
+        .filter(part=PART)
+        .order_by("item__sample__sample_id", "person_id")
+        .values_list(
+            "person_id", "item__sample__sample_id", "item__sample__release_step", "payload"
+        )
+    )
+    steps = {
+        s.pk: s
+        for s in ReleaseStep.objects.filter(pk__in=campaign.items.values("sample__release_step"))
+    }
+    subjects: list[Subject] = []
+    not_judged: dict[str, int] = {}
+    for person_id, sample_id, step_id, payload in rows:
+        if payload.get("broken"):
+            not_judged["broken"] = not_judged.get("broken", 0) + 1
+            continue
+        dims = payload["dimensions"]
+        if not any(dims[d]["answerable"] for d in ("local", "procedural", "next")):
+            not_judged["unanswerable"] = not_judged.get("unanswerable", 0) + 1
+            continue
+
+        def text(d, dims=dims):
+            return dims[d]["answers"][0] if dims[d]["answerable"] else ""
+
+        subjects.append(
+            Subject(
+                kind="human_answer",
+                key=f"{campaign.name}:{person_id}:{sample_id}",
+                sample_id=sample_id,
+                candidate={
+                    "local_intent": text("local"),
+                    "procedural_intent": text("procedural"),
+                    "next_step": text("next"),
+                },
+                reference=step_reference(steps[step_id]),
+            )
+        )
+    return subjects, not_judged

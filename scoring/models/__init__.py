@@ -1,6 +1,8 @@
-"""Scoring's tables: endpoints, file digests, prompt packages, runs with their items, judgements."""
+"""Scoring's tables: endpoints, file digests, answer embeddings, prompt packages, runs with
+their items, judgements."""
 
 from scoring.models.digests import FileDigest
+from scoring.models.embeddings import TextEmbedding
 from scoring.models.endpoints import Endpoint, MediaInterface
 from scoring.models.judgements import Judgement, SubjectKind
 from scoring.models.packages import PromptPackage, Purpose
@@ -27,4 +29,5 @@ __all__ = [
     "StudyRun",
     "StudyTemplate",
     "SubjectKind",
+    "TextEmbedding",
 ]

@@ -15,6 +15,7 @@ from scoring.models.runs import Outcome, Run, RunItem
 class SubjectKind(models.TextChoices):
     PREDICTION = "prediction", "Model prediction"
     QA_ANSWER = "qa_answer", "QA answer"
+    HUMAN_ANSWER = "human_answer", "Human baseline answer"
 
 
 class MatchType(models.TextChoices):

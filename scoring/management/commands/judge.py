@@ -9,6 +9,15 @@ from scoring.runs import RunError
 from scoring.runs.progress import run_progress
 
 
+def _campaign(name: str):
+    from review.campaigns.models import Campaign
+
+    campaign = Campaign.objects.filter(name=name).first()
+    if campaign is None:
+        raise CommandError(f"no campaign named {name}")
+    return campaign
+
+
 class Command(BaseCommand):
     help = (
         "Start judge run NAME over the candidates of one or more prediction runs (or, for the QA "
@@ -22,6 +31,9 @@ class Command(BaseCommand):
         parser.add_argument("--endpoint", required=True)
         parser.add_argument("--package", required=True, help="name, name@version or SHA-256")
         parser.add_argument("--qa-file", help="QA judge: uid, question, reference_answer, answer")
+        parser.add_argument(
+            "--campaign", help="reference judge: score a human-baseline campaign's answers"
+        )
         parser.add_argument(
             "--unit",
             choices=["candidate", "step"],
@@ -43,6 +55,7 @@ class Command(BaseCommand):
                 package=_lookup.package(o["package"]),
                 runs=[_lookup.run(name) for name in o["run"]],
                 qa_file=Path(o["qa_file"]) if o["qa_file"] else None,
+                campaign=_campaign(o["campaign"]) if o["campaign"] else None,
                 unit=o["unit"],
                 seed=o["seed"],
                 batch_size=o["batch_size"],

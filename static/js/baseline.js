@@ -1,0 +1,380 @@
+// The blind baseline rater page: renders the server's blind state (textContent only), keeps the
+// rater's answers as an autosaved draft, and is driven from the keyboard under the workspace's
+// focus rule (keys.js): a key typed into an answer is only typed.
+import { api, ApiError, request } from "./api.js";
+import { listenForShortcuts, releaseFocusAfterClick } from "./keys.js";
+
+export const BASELINE_BINDINGS = [
+  ["Answer", [
+    [["y"], "the focused question can be answered from the clip", "yes"],
+    [["n"], "it cannot be answered from the clip", "no"],
+    [["a"], "write the answer (Next: the next empty answer, up to three)", "write"],
+    [["1", "2", "3", "4", "5"], "confidence, 1 (a guess) to 5 (sure)", "confidence"],
+    [["Enter", "Escape"], "in an answer: leave it", "leave"],
+  ]],
+  ["Move", [
+    [["j", "ArrowDown"], "next question", "down"],
+    [["k", "ArrowUp"], "previous question", "up"],
+    [["Enter"], "submit and go to the next item", "submit"],
+    [["b"], "the clip will not play: report the item as broken", "broken"],
+    [["?"], "this help", "help"],
+  ]],
+  ["Clip", [
+    [["Space"], "play / pause", "play"],
+    [["ArrowLeft", "ArrowRight"], "one frame back / forward", "frame"],
+    [["r"], "replay from the start", "replay"],
+  ]],
+];
+
+const FRAME_S = 1 / 30;
+const SAVE_DELAY_MS = 500;
+const POLL_MS = 2000;
+const RENEW_MS = 60000;
+
+const root = document.getElementById("baseline");
+const $ = (role) => root.querySelector(`[data-role=${role}]`);
+const urls = root.dataset;
+
+let state = null;
+let answers = {}; // dimension id -> {answerable, answers, confidence}
+let focus = 0;
+let saveTimer = null;
+let busy = false;
+
+function el(tag, attrs = {}, text = "") {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text) node.textContent = text;
+  return node;
+}
+
+function status(text, kind = "") {
+  const box = $("status");
+  box.textContent = text;
+  box.className = `status ${kind}`;
+}
+
+function video() {
+  return root.querySelector("video");
+}
+
+function renderClip() {
+  const box = $("clip");
+  const clip = state.clip;
+  if (clip.status === "ready") {
+    if (!video()) {
+      // No native controls: no timeline to scrub; play, pause, frame step and replay only.
+      const v = el("video", { muted: "", playsinline: "", preload: "auto" });
+      v.src = clip.url;
+      box.replaceChildren(v);
+    }
+  } else {
+    const text = clip.status === "preparing" ? "Preparing the clip…"
+      : clip.status === "failed" ? "The clip could not be prepared: report the item as broken (b)."
+      : "No clip for this item on this server: report the item as broken (b).";
+    box.replaceChildren(el("p", { class: "muted" }, text));
+  }
+}
+
+function dims() {
+  return state.dimensions;
+}
+
+function entry(id) {
+  if (!answers[id]) answers[id] = { answerable: null, answers: [], confidence: null };
+  return answers[id];
+}
+
+function dimensionNode(d, index, locked) {
+  const source = locked ? ((state.answer || {}).dimensions || {}) : answers;
+  const a = source[d.id] || { answerable: null, answers: [], confidence: null };
+  const li = el("li", { class: "criterion dimension", "data-dimension": d.id });
+  if (!locked && index === focus) li.classList.add("focused");
+  if (locked) li.classList.add("locked");
+  const head = el("div", { class: "criterion-head" });
+  head.append(el("strong", {}, d.name), el("span", { class: "muted requirement" }, d.question));
+  const choices = el("div", { class: "choices", role: "group", "aria-label": `${d.name}: answerable?` });
+  for (const [value, text, key] of [[true, "Answerable", "y"], [false, "Not answerable", "n"]]) {
+    const b = el("button", { type: "button", class: `choice choice-${value ? "yes" : "no"}`, "aria-pressed": String(a.answerable === value) }, `${text} (${key})`);
+    b.disabled = locked;
+    b.addEventListener("click", () => { focus = index; setAnswerable(value); });
+    choices.append(b);
+  }
+  li.append(head, choices);
+  if (a.answerable) {
+    const box = el("div", { class: "answers" });
+    const shown = locked ? a.answers.length : Math.min(d.max_answers, Math.max(1, a.answers.filter((t) => t.trim()).length + (d.max_answers > 1 ? 1 : 0)));
+    for (let n = 0; n < shown; n++) {
+      const label = d.max_answers > 1 ? `${d.name} answer ${n + 1}` : `${d.name} answer`;
+      const input = el("input", { type: "text", maxlength: "500", "aria-label": label, placeholder: n ? "Another possible answer (optional)" : "Your answer" });
+      input.value = a.answers[n] || "";
+      input.disabled = locked;
+      input.addEventListener("input", () => {
+        const e = entry(d.id);
+        e.answers[n] = input.value;
+        scheduleSave();
+      });
+      input.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === "Escape") {
+          event.preventDefault();
+          event.stopPropagation();
+          input.blur();
+          renderDimensions();
+        }
+      });
+      input.addEventListener("focus", () => { if (!locked) { focus = index; markFocus(); } });
+      box.append(input);
+    }
+    li.append(box);
+  }
+  const conf = el("div", { class: "confidence", role: "group", "aria-label": `${d.name}: confidence` });
+  conf.append(el("span", {}, "Confidence:"));
+  for (const value of state.confidence) {
+    const b = el("button", { type: "button", "aria-pressed": String(a.confidence === value) }, String(value));
+    b.disabled = locked;
+    b.addEventListener("click", () => { focus = index; setConfidence(value); });
+    conf.append(b);
+  }
+  li.append(conf);
+  return li;
+}
+
+function markFocus() {
+  root.querySelectorAll(".dimension:not(.locked)").forEach((li, n) => li.classList.toggle("focused", n === focus));
+}
+
+function renderDimensions() {
+  const locked = state.submitted;
+  if (locked && state.answer && state.answer.broken) {
+    $("dimensions").replaceChildren(el("li", { class: "criterion locked" }, "You reported this item as broken."));
+    return;
+  }
+  $("dimensions").replaceChildren(...dims().map((d, n) => dimensionNode(d, n, locked)));
+}
+
+function render() {
+  $("instructions").textContent = state.instructions;
+  renderClip();
+  renderDimensions();
+  for (const role of ["submit", "broken"]) $(role).hidden = state.submitted;
+  $("done").hidden = !state.submitted;
+}
+
+function adopt(next) {
+  state = next;
+  const draft = next.draft || {};
+  answers = next.submitted ? {} : JSON.parse(JSON.stringify(draft.dimensions || {}));
+  $("broken-note").value = draft.note || "";
+  render();
+  if (next.clip.status === "preparing") setTimeout(refresh, POLL_MS);
+}
+
+async function refresh() {
+  try {
+    const next = await api.get(urls.stateUrl);
+    if (state && next.submitted === state.submitted) {
+      const changed = state.clip.status !== next.clip.status;
+      state = next;
+      if (changed) renderClip();
+      if (next.clip.status === "preparing") setTimeout(refresh, POLL_MS);
+    } else {
+      adopt(next);
+    }
+  } catch (error) {
+    status(`Could not load the item: ${error.message}`, "error");
+  }
+}
+
+function payload() {
+  const dimensions = {};
+  for (const d of dims()) {
+    if (!answers[d.id]) continue;
+    const a = answers[d.id];
+    dimensions[d.id] = { answerable: a.answerable, answers: a.answerable ? Array.from(a.answers.slice(0, d.max_answers), (t) => t || "") : [], confidence: a.confidence };
+  }
+  return { dimensions, note: $("broken-note").value };
+}
+
+function scheduleSave() {
+  clearTimeout(saveTimer);
+  status("Draft not saved yet…");
+  saveTimer = setTimeout(saveDraft, SAVE_DELAY_MS);
+}
+
+async function saveDraft() {
+  clearTimeout(saveTimer);
+  saveTimer = null;
+  if (state.submitted) return;
+  try {
+    const result = await request("PUT", urls.draftUrl, { payload: payload() });
+    status(result.lease_held ? "Draft saved." : "Draft saved; your claim on this item ended, submit may be refused.");
+  } catch (error) {
+    status(`Draft not saved: ${error.message}`, "error");
+  }
+}
+
+function setAnswerable(value) {
+  const d = dims()[focus];
+  if (!d) return;
+  const e = entry(d.id);
+  e.answerable = value;
+  renderDimensions();
+  scheduleSave();
+  if (value) write();
+}
+
+function setConfidence(value) {
+  const d = dims()[focus];
+  if (!d) return;
+  entry(d.id).confidence = value;
+  renderDimensions();
+  scheduleSave();
+}
+
+function write() {
+  const d = dims()[focus];
+  if (!d) return;
+  if (!entry(d.id).answerable) { status(`Mark ${d.name} answerable (y) to write an answer.`); return; }
+  renderDimensions();
+  const inputs = [...root.querySelectorAll(`[data-dimension=${d.id}] .answers input`)];
+  const target = inputs.find((i) => !i.value.trim()) || inputs[inputs.length - 1];
+  if (target) target.focus();
+}
+
+function problems() {
+  const out = [];
+  for (const d of dims()) {
+    const a = answers[d.id] || {};
+    if (a.answerable !== true && a.answerable !== false) out.push(`${d.name}: answerable?`);
+    else if (a.answerable && !(a.answers || []).some((t) => t.trim())) out.push(`${d.name}: your answer`);
+    if (!a.confidence) out.push(`${d.name}: confidence`);
+  }
+  return out;
+}
+
+async function send(body, doneText) {
+  if (busy || state.submitted) return;
+  busy = true;
+  try {
+    clearTimeout(saveTimer);
+    saveTimer = null;
+    const next = await api.post(urls.submitUrl, { payload: body });
+    adopt(next);
+    status(doneText);
+    await goNext();
+  } catch (error) {
+    const data = error instanceof ApiError ? error.body : {};
+    const detail = Object.entries(data).map(([k, v]) => `${k}: ${[].concat(v).join(" ")}`).join("; ");
+    status(`Not submitted: ${detail || error.message}`, "error");
+  } finally {
+    busy = false;
+  }
+}
+
+function submitItem() {
+  const missing = problems();
+  if (missing.length) { status(`Still missing: ${missing.join(", ")}.`, "error"); return; }
+  const body = payload();
+  delete body.note;
+  send({ broken: false, dimensions: body.dimensions }, "Submitted. Opening the next item…");
+}
+
+function showBroken(show) {
+  $("broken-box").hidden = !show;
+  if (show) $("broken-note").focus();
+}
+
+function submitBroken() {
+  send({ broken: true, note: $("broken-note").value }, "Reported as broken. Opening the next item…");
+}
+
+// The campaign's page claims the next item and redirects to it (or back to itself when nothing
+// is left): follow the redirect and open wherever it ends.
+async function goNext() {
+  try {
+    const token = (document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/) || [])[1] || "";
+    const response = await fetch(urls.nextUrl, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "X-CSRFToken": decodeURIComponent(token) },
+    });
+    window.location.assign(response.url || urls.nextUrl);
+  } catch (error) {
+    status(`Could not open the next item: ${error.message}`, "error");
+  }
+}
+
+function player(action) {
+  const v = video();
+  if (!v) return;
+  if (action === "play") { if (v.paused) v.play().catch(() => {}); else v.pause(); }
+  if (action === "back" || action === "fwd") {
+    v.pause();
+    v.currentTime = Math.max(0, v.currentTime + (action === "fwd" ? FRAME_S : -FRAME_S));
+  }
+  if (action === "replay") { v.currentTime = 0; v.play().catch(() => {}); }
+}
+
+function onKey(name, event) {
+  const help = $("help");
+  if (name === "?") { help.hidden = !help.hidden; event.preventDefault(); return; }
+  if (name === "Escape") {
+    if (!help.hidden) help.hidden = true;
+    else if (!$("broken-box").hidden) { showBroken(false); }
+    if (document.activeElement && document.activeElement.matches("input, textarea")) document.activeElement.blur();
+    return;
+  }
+  if (name === "Ctrl+Enter" && !$("broken-box").hidden) { submitBroken(); event.preventDefault(); return; }
+  switch (name) {
+    case "Space": player("play"); break;
+    case "ArrowLeft": player("back"); break;
+    case "ArrowRight": player("fwd"); break;
+    case "r": player("replay"); break;
+    default:
+      if (state.submitted) return;
+      switch (name) {
+        case "y": setAnswerable(true); break;
+        case "n": setAnswerable(false); break;
+        case "a": write(); break;
+        case "j": case "ArrowDown": focus = Math.min(dims().length - 1, focus + 1); markFocus(); break;
+        case "k": case "ArrowUp": focus = Math.max(0, focus - 1); markFocus(); break;
+        case "Enter": submitItem(); break;
+        case "b": showBroken(true); break;
+        default:
+          if (/^[1-5]$/.test(name)) setConfidence(Number(name));
+          else return;
+      }
+  }
+  event.preventDefault();
+}
+
+{
+  // The help overlay, built from the one table above (docs/baseline.md lists the same keys).
+  const sections = BASELINE_BINDINGS.map(([title, rows]) => {
+    const section = el("section");
+    section.append(el("h3", {}, title));
+    const table = el("table");
+    for (const [keys, text] of rows) {
+      const tr = el("tr");
+      const td = el("td");
+      keys.forEach((key, n) => { if (n) td.append(" "); td.append(el("kbd", {}, key)); });
+      tr.append(td, el("td", {}, text));
+      table.append(tr);
+    }
+    section.append(table);
+    return section;
+  });
+  $("bindings").replaceChildren(...sections);
+}
+listenForShortcuts(onKey, { anywhere: ["Escape", "Ctrl+Enter"] });
+releaseFocusAfterClick(root);
+$("submit").addEventListener("click", submitItem);
+$("broken").addEventListener("click", () => showBroken(true));
+$("broken-confirm").addEventListener("click", submitBroken);
+$("broken-cancel").addEventListener("click", () => showBroken(false));
+$("broken-note").addEventListener("input", scheduleSave);
+for (const action of ["play", "back", "fwd", "replay"]) $(action).addEventListener("click", () => player(action));
+$("help").addEventListener("click", (event) => { if (event.target === $("help")) $("help").hidden = true; });
+setInterval(() => { if (state && !state.submitted) api.post(urls.renewUrl, {}).catch(() => {}); }, RENEW_MS);
+window.addEventListener("beforeunload", () => { if (saveTimer) saveDraft(); });
+refresh();

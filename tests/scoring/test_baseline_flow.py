@@ -1,0 +1,98 @@
+"""A human baseline end to end: responses in, human answers scored by the same reference judge
+package and endpoint as the models (``judge --campaign``; abstentions and broken items never
+reach the judge), model scores matched by step uid, and the report command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import call_command
+
+from review.baseline.imports import responses_load
+from scoring.models import Judgement, Run
+from scoring.runs import run_drive, run_predict
+from tests.conftest import _user
+from tests.review.baseline.world import build_world
+from tests.scoring.conftest import render_run_media
+
+pytestmark = pytest.mark.django_db
+
+
+def dim(texts, conf=3):
+    if texts is None:
+        return {"answerable": False, "answers": [], "confidence": conf}
+    return {"answerable": True, "answers": list(texts), "confidence": conf}
+
+
+@pytest.fixture
+def baseline(tmp_path, admin_user, annotator, rater, django_user_model):
+    raters = [rater, _user(django_user_model, "rhea", "rater"),
+              _user(django_user_model, "ravi", "rater")]  # fmt: skip
+    world = build_world(tmp_path=tmp_path, admin=admin_user, annotator=annotator, raters=raters)
+    uids = [str(s.uid) for s in world.steps]
+    lines = []
+    for n, person in enumerate(raters):
+        for k, uid in enumerate(uids):
+            if n == 2 and k == 3:
+                lines.append({"rater": person.username, "step": uid, "broken": True})
+            elif n == 1 and k == 0:  # nothing answerable: no judge call
+                lines.append({"rater": person.username, "step": uid, "local": dim(None),
+                              "procedural": dim(None), "next": dim(None)})  # fmt: skip
+            else:
+                lines.append({"rater": person.username, "step": uid,
+                              "local": dim([f"hold item {k}"]), "procedural": dim(None),
+                              "next": dim(["wash it", "dry it"][: 1 + (n % 2)])})  # fmt: skip
+    responses_load(campaign=world.campaign, lines=lines)
+    return world
+
+
+def test_judge_campaign_then_report(baseline, make_endpoint, packages, stand_in, tmp_path):
+    model = make_endpoint("secret-model-endpoint", model="stand-in-vision")
+    prediction = run_predict(name="pred-official", endpoint=model,
+                             package=packages("official-prediction"), condition="official",
+                             manifest=baseline.manifest)  # fmt: skip
+    render_run_media(prediction)
+    run_drive(run_id=prediction.pk)
+    judge = make_endpoint("judge", model="stand-in-judge")
+    call_command("judge", "judge-models", "--kind", "reference", "--run", "pred-official",
+                 "--endpoint", "judge", "--package", "reference-judge")  # fmt: skip
+    run_drive(run_id=Run.objects.get(name="judge-models").pk)
+    stand_in.reset()
+    call_command("judge", "judge-humans", "--kind", "reference", "--campaign",
+                 baseline.campaign.name, "--endpoint", judge.name,
+                 "--package", "reference-judge")  # fmt: skip
+    human_run = Run.objects.get(name="judge-humans")
+    run_drive(run_id=human_run.pk)
+    rows = list(Judgement.objects.filter(run=human_run))
+    # 12 responses: one broken, one with nothing answerable -> 10 judge calls
+    assert len(rows) == 10 and {r.subject_kind for r in rows} == {"human_answer"}
+    assert {r.outcome for r in rows} == {"ok"}
+    assert human_run.options["not_judged"] == {"broken": 1, "unanswerable": 1}
+    assert human_run.provenance["campaign"] == baseline.campaign.name
+    for body in stand_in.bodies(20):
+        text = json.dumps(body)
+        for name in ("rhea", "ravi", baseline.raters[0].username, baseline.campaign.name):
+            assert name not in text
+    # an unanswerable dimension is sent empty
+    assert {r.candidate["procedural_intent"] for r in rows} == {""}
+    out = tmp_path / "report.json"
+    call_command("baseline_report", baseline.campaign.name, "--similarity", "lexical",
+                 "--replicates", "300", "-o", str(out))  # fmt: skip
+    report = json.loads(out.read_text())
+    assert report["judge"]["run"] == "judge-humans"
+    assert report["judge"]["package"]["sha256"] == human_run.package.sha256
+    assert report["manifest"]["manifest_sha256"] == baseline.manifest.manifest_sha256
+    assert report["similarity"]["function"] == "lexical-dice"
+    assert report["responses"] == 11 and report["broken"]["responses"] == 1
+    assert report["human"]["procedural"]["score"] == 0  # every Procedural unanswerable
+    ok = {(r.subject_key.split(":")[1], str(r.sample_id)): r for r in rows}
+    expected = sum(r.local for r in ok.values()) / 11
+    assert report["human"]["local"]["score"] == pytest.approx(expected)
+    (row,) = report["models"]
+    assert row["model"] == "pred-official" and row["steps"] == 4 and row["missing_steps"] == 0
+    assert report["model_runs"][0]["judge"] == "judge-models"
+    csv_out = tmp_path / "report.csv"
+    call_command("baseline_report", baseline.campaign.name, "--similarity", "lexical",
+                 "--replicates", "300", "--format", "csv", "-o", str(csv_out))  # fmt: skip
+    assert csv_out.read_text().startswith("section,name,dimension,metric,value,n,low,high\n")
