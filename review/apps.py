@@ -11,5 +11,7 @@ class ReviewConfig(AppConfig):
         import review.audit.home
         import review.campaigns.home  # noqa: F401
         from review.audit.kind import register
+        from review.judgeval.kind import register as register_judgeval
 
         register()
+        register_judgeval()
