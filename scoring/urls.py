@@ -1,6 +1,7 @@
 from django.urls import path, re_path
 
 from scoring import study_views, views
+from scoring.judgeval import views as judgeval_views
 
 app_name = "scoring"
 
@@ -32,6 +33,12 @@ urlpatterns = [
         name="study-chart",
     ),
     path("leaderboard/", study_views.leaderboard_page, name="leaderboard"),
+    path("judge-validation/", judgeval_views.judgeval_list, name="judgeval-list"),
+    path(
+        "judge-validation/<int:campaign_id>/",
+        judgeval_views.judgeval_report_page,
+        name="judgeval-report",
+    ),
     path(
         "leaderboard/charts/<slug:name>.<slug:fmt>",
         study_views.leaderboard_chart,

@@ -182,3 +182,29 @@ def test_freeze_command_preview_and_infeasible_message(setup):
             "judge_validation_freeze", "jvm", "--release", "jvr", "--runs",
             "pred-closed,pred-open", "--seed", "3", "--params", json.dumps(bad),
         )  # fmt: skip
+
+
+def test_report_page_for_admins_only(setup, admin_user, client):
+    from django.test import Client
+    from django.urls import reverse
+
+    manifest = freeze(setup)
+    campaign = campaign_create(
+        name="jvc", kind="judge_validation", manifest=manifest, people=setup["raters"]
+    )
+    ratings_load(campaign=campaign, lines=ratings_file(campaign, setup["raters"]))
+    url = reverse("scoring:judgeval-report", args=[campaign.pk])
+    rater = Client()
+    rater.force_login(setup["raters"][0])
+    assert rater.get(url).status_code == 404
+    assert rater.get(reverse("scoring:judgeval-list")).status_code == 404
+    client.force_login(admin_user)
+    listed = client.get(reverse("scoring:judgeval-list"))
+    assert listed.status_code == 200 and "jvc" in listed.content.decode()
+    page = client.get(url)
+    assert page.status_code == 200
+    assert "Human reliability" in page.content.decode()
+    assert client.get(url + "?format=json").json()["complete_triplets"] == 8
+    assert client.get(url + "?format=csv").content.decode().startswith("section,")
+    home = client.get("/").content.decode()
+    assert reverse("scoring:judgeval-list") in home
