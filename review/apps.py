@@ -11,8 +11,10 @@ class ReviewConfig(AppConfig):
         import review.audit.home
         import review.baseline.demo
         import review.campaigns.home  # noqa: F401
-        from review.audit.kind import register
+        from review.audit.kind import register as register_audit
         from review.baseline.kind import register as register_baseline
+        from review.judgeval.kind import register as register_judgeval
 
-        register()
+        register_audit()
         register_baseline()
+        register_judgeval()

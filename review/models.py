@@ -29,6 +29,7 @@ class Method(models.TextChoices):
     STRATIFIED = "stratified", "Stratified (proportional, covering)"
     QUOTA = "quota", "Quota-balanced"
     COMPLETE_GROUPS = "complete_groups", "Complete groups"
+    MILP = "milp", "Exact balanced program (judge validation)"
 
 
 class SampleDesign(models.Model):
@@ -160,3 +161,4 @@ from review.campaigns.models import (  # noqa: E402, F401
     ItemOrder,
     Submission,
 )
+from review.judgeval.models import JudgeTriplet  # noqa: E402, F401

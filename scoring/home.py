@@ -52,3 +52,23 @@ def admin_baseline_cards(user) -> Iterator[HomeCard]:
             count_label="baseline campaign" if count == 1 else "baseline campaigns",
             order=62,
         )
+
+
+@home_card
+def admin_judgeval_card(user) -> Iterator[HomeCard]:
+    """The admin's judge-validation reports (humans against the automatic judges)."""
+    if ADMIN not in roles_of(user):
+        return
+    from review.campaigns.models import Campaign
+
+    count = Campaign.objects.filter(kind="judge_validation").count()
+    yield HomeCard(
+        role=ADMIN,
+        title="Judge validation",
+        text="Compare the automatic judges with blind human ratings of the same triplets.",
+        url=reverse("scoring:judgeval-list"),
+        link_text="Judge-validation reports",
+        count=count,
+        count_label="campaign" if count == 1 else "campaigns",
+        order=75,
+    )

@@ -1,6 +1,7 @@
 from django.urls import path, re_path
 
 from scoring import baseline_views, study_views, views
+from scoring.judgeval import views as judgeval_views
 
 app_name = "scoring"
 
@@ -37,6 +38,12 @@ urlpatterns = [
         "baselines/<int:campaign_id>/report/",
         baseline_views.baseline_report_page,
         name="baseline-report",
+    ),
+    path("judge-validation/", judgeval_views.judgeval_list, name="judgeval-list"),
+    path(
+        "judge-validation/<int:campaign_id>/",
+        judgeval_views.judgeval_report_page,
+        name="judgeval-report",
     ),
     path(
         "leaderboard/charts/<slug:name>.<slug:fmt>",
