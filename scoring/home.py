@@ -62,6 +62,8 @@ def admin_judgeval_card(user) -> Iterator[HomeCard]:
     from review.campaigns.models import Campaign
 
     count = Campaign.objects.filter(kind="judge_validation").count()
+    if not count:
+        return
     yield HomeCard(
         role=ADMIN,
         title="Judge validation",
