@@ -117,3 +117,22 @@ def test_the_report_equals_a_hand_computation():
 def test_unknown_labels_are_refused():
     with pytest.raises(ValueError):
         boundary_report([_item("a", 0, {"early": ["maybe"]})], required=3)
+
+
+def test_review_imports_nothing_of_scoring_but_its_statistics():
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "review"
+    found = []
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for name in names:
+                if name.split(".")[0] == "scoring" and not name.startswith("scoring.stats"):
+                    found.append(f"{path.relative_to(root.parent)}: {name}")
+    assert found == []
