@@ -20,6 +20,7 @@ urlpatterns = [
     path("audit/", include("review.audit.urls")),
     path("baseline/", include("review.baseline.urls")),
     path("judgeval/", include("review.judgeval.urls")),
+    path("boundary/", include("review.boundary.urls")),
     path("review/", include("review.campaigns.urls")),
     path("", include("scoring.urls")),
 ]
