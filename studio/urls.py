@@ -18,6 +18,7 @@ urlpatterns = [
     path("", include("annotation.urls")),
     path("api/review/", include("review.urls")),
     path("audit/", include("review.audit.urls")),
+    path("qa/", include("review.qa.urls")),
     path("review/", include("review.campaigns.urls")),
     path("", include("scoring.urls")),
 ]
