@@ -50,6 +50,7 @@ let saveTimer = null;
 let busy = false;
 let answer = emptyAnswer();
 let lastJump = null; // the evidence interval jumped to last
+let jumpToken = 0; // a later key cancels an earlier jump's playback
 
 function emptyAnswer() {
   return { decision: "", reasons: [], comment: "", media_unplayable: false, evidence_unverifiable: false, turns: [], edits: [] };
@@ -144,15 +145,20 @@ async function jump(number) {
   player.video.muted = ev.modality !== "auditory";
   const first = Math.min(ev.first_frame, player.index.count - 1);
   lastJump = ev;
+  const token = ++jumpToken;
   player.pause();
   await player.seekFrame(first);
+  if (token !== jumpToken) return; // another key came first
   root.dataset.landed = `${number}:${player.frame}`;
   status(`Evidence ${number} (${ev.modality}) from frame ${first + 1}`);
   const end = Math.max(ev.end_frame, first + 1);
-  player.playRange(first, end).catch(() => {
+  if (end - first < 2) return;
+  // Already on the first frame: play from here and stop on the interval's last frame.
+  player.range = { from: first, to: end, loop: false };
+  player.video.play().catch(() => {
     // Sound may need a gesture on some browsers: play muted instead of not at all.
     player.video.muted = true;
-    player.playRange(first, end).catch(() => {});
+    if (token === jumpToken) player.video.play().catch(() => {});
   });
 }
 
@@ -406,6 +412,7 @@ function onKey(name, event) {
 
 async function backToFirst() {
   if (!player || !lastJump) return;
+  jumpToken += 1;
   player.pause();
   await player.seekFrame(Math.min(lastJump.first_frame, player.index.count - 1));
   root.dataset.landed = `${lastJump.number}:${player.frame}`;

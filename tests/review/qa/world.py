@@ -57,7 +57,9 @@ def qa_records(video_sha: str, extra: str = "") -> list[dict]:
     return sorted(records, key=lambda r: r["uid"])
 
 
-def build_qa_world(*, tmp_path, admin, reviewers, per_item=1, extra="", source=None) -> World:
+def build_qa_world(
+    *, tmp_path, admin, reviewers, per_item=1, extra="", source=None, params=None
+) -> World:
     scene = Scene.objects.get_or_create(
         slug="indoor/music_room", defaults={"name": "Music Room", "setting": "indoor"}
     )[0]
@@ -67,7 +69,7 @@ def build_qa_world(*, tmp_path, admin, reviewers, per_item=1, extra="", source=N
     group_set, _ = qa_import(text=jsonl(records), name="secret_qa_set_v1", author=admin)
     manifest = qa_manifest_freeze(
         group_set=group_set, name="secret_qa_manifest", seed=20260921,
-        params={"n_groups": len(records)}, author=admin,
+        params=params or {"n_groups": len(records)}, author=admin,
     )  # fmt: skip
     campaign = campaign_create(
         name="qa-campaign", kind="qa_review", manifest=manifest, people=reviewers,
