@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from scoring import study_views, views
+from scoring import qa_views, study_views, views
 
 app_name = "scoring"
 
@@ -32,6 +32,8 @@ urlpatterns = [
         name="study-chart",
     ),
     path("leaderboard/", study_views.leaderboard_page, name="leaderboard"),
+    path("qa-reports/", qa_views.qa_report_list, name="qa-reports"),
+    path("qa-reports/<int:campaign_id>/", qa_views.qa_report_page, name="qa-report"),
     path(
         "leaderboard/charts/<slug:name>.<slug:fmt>",
         study_views.leaderboard_chart,
