@@ -10,6 +10,7 @@ class ReviewConfig(AppConfig):
         import review.audit.demo
         import review.audit.home
         import review.campaigns.home
+        import review.qa.demo
         import review.qa.home  # noqa: F401
         from review.audit.kind import register
         from review.qa.kind import register as register_qa
