@@ -164,20 +164,41 @@ def qa_manifest_uids(manifest: Manifest) -> list[str]:
     return sorted(str(u) for u in manifest.samples.values_list("sample_id", flat=True))
 
 
-def qa_manifest_export(*, manifest: Manifest, path: Path) -> Path:
-    """A new directory with ``manifest.json``, ``samples.txt``, ``groups.jsonl`` and
-    ``SHA256SUMS``: enough to recompute both hashes without this software."""
+def qa_bundle_files(manifest: Manifest) -> dict[str, bytes]:
+    """``manifest.json``, ``samples.txt``, ``groups.jsonl`` and ``SHA256SUMS``: enough to
+    recompute both hashes without this software."""
     source = QaManifestSource.objects.select_related("group_set").get(manifest=manifest)
-    path = Path(path)
-    path.mkdir(parents=False, exist_ok=False)
     uids = qa_manifest_uids(manifest)
     files = {
         "manifest.json": manifest.manifest_text.encode("utf-8"),
         "samples.txt": "".join(f"{u}\n" for u in uids).encode("utf-8"),
         "groups.jsonl": qa_export_bytes(group_set=source.group_set, uids=uids),
     }
+    sums = "".join(f"{sha256_hex(files[n])}  {n}\n" for n in sorted(files))
+    files["SHA256SUMS"] = sums.encode("utf-8")
+    return files
+
+
+def qa_manifest_export(*, manifest: Manifest, path: Path) -> Path:
+    """The bundle as a new directory."""
+    path = Path(path)
+    files = qa_bundle_files(manifest)
+    path.mkdir(parents=False, exist_ok=False)
     for name, data in files.items():
         (path / name).write_bytes(data)
-    sums = "".join(f"{sha256_hex(files[n])}  {n}\n" for n in sorted(files))
-    (path / "SHA256SUMS").write_text(sums, encoding="utf-8")
     return path
+
+
+def qa_manifest_zip(*, manifest: Manifest):
+    """The bundle as an anonymous temporary .zip, rewound (the admin's download)."""
+    import tempfile
+    import zipfile
+
+    target = tempfile.TemporaryFile()  # noqa: SIM115 - the caller (a FileResponse) closes it
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in sorted(qa_bundle_files(manifest).items()):
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, data)
+    target.seek(0)
+    return target

@@ -99,3 +99,36 @@ def test_taken_name_and_too_many_groups_write_nothing(group_set, admin_user):
         qa_manifest_freeze(group_set=group_set, name="qa_big", seed=1,
                            params={"n_groups": 99}, author=admin_user)  # fmt: skip
     assert not Manifest.objects.exists()
+
+
+def test_commands_freeze_and_export(group_set, tmp_path, admin_user, client):
+    import io
+
+    from django.core.management import CommandError, call_command
+
+    from review.models import Manifest
+    from review.services import bundle_zip_file, manifest_export
+
+    out = io.StringIO()
+    call_command("freeze_qa_manifest", "qa_cli", "--set", "qa_v1", "--seed", "9",
+                 "--params", '{"n_groups": 3}', stdout=out)  # fmt: skip
+    assert "3 groups" in out.getvalue()
+    call_command("export_qa_manifest", "qa_cli", str(tmp_path / "b"), stdout=io.StringIO())
+    sums = (tmp_path / "b" / "SHA256SUMS").read_text()
+    for line in sums.splitlines():
+        digest, name = line.split("  ")
+        assert hashlib.sha256((tmp_path / "b" / name).read_bytes()).hexdigest() == digest
+    with pytest.raises(CommandError, match="n_groups"):
+        call_command("freeze_qa_manifest", "qa_bad", "--set", "qa_v1", "--seed", "9",
+                     "--params", '{"n_groups": 0}', stdout=io.StringIO())  # fmt: skip
+    manifest = Manifest.objects.get(name="qa_cli")
+    from annotation.releases import BundleError
+
+    with pytest.raises(BundleError, match="export_qa_manifest"):
+        manifest_export(manifest=manifest, path=tmp_path / "c")
+    import zipfile
+
+    with zipfile.ZipFile(bundle_zip_file(manifest=manifest)) as archive:
+        assert sorted(archive.namelist()) == [
+            "SHA256SUMS", "groups.jsonl", "manifest.json", "samples.txt"
+        ]  # fmt: skip
