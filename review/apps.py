@@ -12,13 +12,17 @@ class ReviewConfig(AppConfig):
         import review.baseline.demo
         import review.boundary.demo
         import review.boundary.home
-        import review.campaigns.home  # noqa: F401
+        import review.campaigns.home
+        import review.qa.demo
+        import review.qa.home  # noqa: F401
         from review.audit.kind import register as register_audit
         from review.baseline.kind import register as register_baseline
         from review.boundary.kind import register as register_boundary
         from review.judgeval.kind import register as register_judgeval
+        from review.qa.kind import register as register_qa
 
         register_audit()
         register_baseline()
         register_judgeval()
         register_boundary()
+        register_qa()

@@ -257,6 +257,8 @@ def manifest_export(*, manifest: Manifest, path: Path, as_zip: bool = False) -> 
     """Write the manifest's bundle to ``path`` (a new directory, or a .zip with ``as_zip``)."""
     if not manifest.is_frozen:
         raise BundleError(f"Manifest {manifest.name} is not frozen.")
+    if manifest.release_id is None:  # a QA-review manifest: its groups are not release steps
+        raise BundleError(f"{manifest.name} is a QA-review manifest; use export_qa_manifest.")
     return bundle_export(
         path=path, manifest=manifest.manifest, records=manifest_records(manifest=manifest),
         as_zip=as_zip,
@@ -272,6 +274,10 @@ def bundle_zip_file(*, release: Release | None = None, manifest: Manifest | None
         return bundle_zip_tempfile(
             manifest=release.manifest, records=release_records(release=release)
         )
+    if manifest.release_id is None:  # a QA-review manifest (review/qa)
+        from review.qa.sampling import qa_manifest_zip
+
+        return qa_manifest_zip(manifest=manifest)
     return bundle_zip_tempfile(
         manifest=manifest.manifest, records=manifest_records(manifest=manifest)
     )

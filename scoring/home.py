@@ -74,3 +74,24 @@ def admin_judgeval_card(user) -> Iterator[HomeCard]:
         count_label="campaign" if count == 1 else "campaigns",
         order=75,
     )
+
+
+@home_card
+def admin_qa_report_cards(user) -> Iterator[HomeCard]:
+    if ADMIN not in roles_of(user):
+        return
+    from review.campaigns.models import Campaign
+
+    campaigns = Campaign.objects.filter(kind="qa_review").count()
+    if campaigns:
+        yield HomeCard(
+            role=ADMIN,
+            title="QA review reports",
+            text="Decisions on QA groups by structure, category and modality with Wilson "
+            "intervals, agreement, proposed edits, and the QA judge's accuracy and mean score.",
+            url=reverse("scoring:qa-reports"),
+            link_text="Open the reports",
+            count=campaigns,
+            count_label="QA-review campaigns",
+            order=62,
+        )

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from scoring import baseline_views, study_views, views
+from scoring import baseline_views, qa_views, study_views, views
 from scoring.judgeval import views as judgeval_views
 
 app_name = "scoring"
@@ -45,6 +45,8 @@ urlpatterns = [
         judgeval_views.judgeval_report_page,
         name="judgeval-report",
     ),
+    path("qa-reports/", qa_views.qa_report_list, name="qa-reports"),
+    path("qa-reports/<int:campaign_id>/", qa_views.qa_report_page, name="qa-report"),
     path(
         "leaderboard/charts/<slug:name>.<slug:fmt>",
         study_views.leaderboard_chart,

@@ -21,6 +21,7 @@ urlpatterns = [
     path("baseline/", include("review.baseline.urls")),
     path("judgeval/", include("review.judgeval.urls")),
     path("boundary/", include("review.boundary.urls")),
+    path("qa/", include("review.qa.urls")),
     path("review/", include("review.campaigns.urls")),
     path("", include("scoring.urls")),
 ]
