@@ -40,6 +40,8 @@ def admin_judgeval_card(user) -> Iterator[HomeCard]:
     from review.campaigns.models import Campaign
 
     count = Campaign.objects.filter(kind="judge_validation").count()
+    if not count:  # nothing to report yet; the list page is still at /judge-validation/
+        return
     yield HomeCard(
         role=ADMIN,
         title="Judge validation",
