@@ -101,7 +101,7 @@ async function submitPart(event) {
     state = await api.post(urls.submitUrl, { part: state.part, payload: values() });
     status("Submitted", "ok");
     render();
-    if (state.part === "done") window.location.assign(urls.nextUrl);
+    if (state.part === "done") await goNext();
   } catch (error) {
     if (error instanceof ApiError && error.status === 400) {
       const problems = Object.entries(error.body).map(([k, v]) => `${k}: ${[].concat(v).join(" ")}`);
@@ -113,6 +113,22 @@ async function submitPart(event) {
     }
   } finally {
     busy = false;
+  }
+}
+
+// The campaign's page claims the next item and redirects to it (or back to itself when nothing
+// is left): follow the redirect and open wherever it ends.
+async function goNext() {
+  try {
+    const token = (document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/) || [])[1] || "";
+    const response = await fetch(urls.nextUrl, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "X-CSRFToken": decodeURIComponent(token) },
+    });
+    window.location.assign(response.url || urls.nextUrl);
+  } catch (error) {
+    status(`Could not open the next item: ${error.message}`, "error");
   }
 }
 

@@ -61,7 +61,7 @@ def setup(make_video, annotator, admin_user, django_user_model, rater):
         for i, rs in enumerate(steps):
             RunItem.objects.create(
                 run=run, position=i, key=str(rs.sample_id), sample_id=rs.sample_id, state="done",
-                outcome="ok", prediction={"local_intent": f"{name} {i}",
+                outcome="ok", prediction={"local_intent": f"{name[5:]}-says {i}",
                                           "procedural_intent": "p", "next_step": "n"},
             )  # fmt: skip
         runs[name] = run
@@ -89,7 +89,7 @@ def test_pool_from_runs_and_freeze(setup):
     manifest = freeze(setup)
     assert manifest.sample_count == 4
     triplet = JudgeTriplet.objects.filter(manifest=manifest, slot="open").first()
-    assert triplet.run_name == "pred-open" and triplet.local.startswith("pred-open ")
+    assert triplet.run_name == "pred-open" and triplet.local.startswith("open-says ")
 
 
 def ratings_file(campaign, raters, *, scores=lambda r, i: (50 + r, 40 + i, 30)):
@@ -208,3 +208,52 @@ def test_report_page_for_admins_only(setup, admin_user, client):
     assert client.get(url + "?format=csv").content.decode().startswith("section,")
     home = client.get("/").content.decode()
     assert reverse("scoring:judgeval-list") in home
+
+
+def test_a_rater_never_sees_automatic_scores_or_run_names(setup):
+    """With a judge run on the same predictions, a rater's pages and answers hold no judge run,
+    prediction run, endpoint or model name and none of the judge's justification."""
+    from django.test import Client
+    from django.urls import reverse
+
+    from review.campaigns.services import claim_next
+
+    manifest = freeze(setup)
+    campaign = campaign_create(
+        name="jvc", kind="judge_validation", manifest=manifest, people=setup["raters"]
+    )
+    Judgement, RunItem = setup["Judgement"], setup["RunItem"]
+    for n, item in enumerate(RunItem.objects.filter(run__kind="prediction").order_by("id")):
+        unit = RunItem.objects.create(
+            run=setup["judge"], position=n, key=f"u{n}", state="done", outcome="ok"
+        )
+        Judgement.objects.create(
+            run=setup["judge"], item=unit, subject_kind="prediction",
+            subject_key=f"{item.run.name}:{item.sample_id}", prediction=item, candidate_id="C01",
+            position=0, candidate={}, outcome="ok", local=61, procedural=62, next=63,
+            justification="marmot-justification",
+        )  # fmt: skip
+    rater = setup["raters"][0]
+    client = Client()
+    client.force_login(rater)
+    texts = [client.get("/").content.decode()]
+    for _ in range(4):
+        assignment = claim_next(campaign=campaign, person=rater)
+        if assignment is None:
+            break
+        texts.append(client.get(reverse("judgeval:item", args=[assignment.token])).content.decode())
+        for part in ("first", "second"):
+            state = client.get(reverse("judgeval:item-state", args=[assignment.token]))
+            texts.append(state.content.decode())
+            answer = client.post(
+                reverse("judgeval:item-submit", args=[assignment.token]),
+                json.dumps({"part": part, "payload": {"local": 1, "procedural": 2, "next": 3}}),
+                content_type="application/json",
+            )
+            texts.append(answer.content.decode())
+    body = "\n".join(texts)
+    assert len(texts) > 8
+    hidden = ["marmot", "ref-judge", "pred-closed", "pred-open", "closed-ep", "open-ep"]
+    hidden += ['"local": 61', '"procedural": 62', "indoor/attic", "outdoor/porch", "jv-0.mp4"]
+    for secret in hidden:
+        assert secret not in body, secret
