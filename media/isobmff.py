@@ -291,10 +291,11 @@ def _read_track(f: _File, moov: tuple, max_frames: int) -> tuple[int, _Track]:
     keyframes = np.zeros(count, dtype=bool)
     keyframes[stss - 1] = True
 
-    offsets_in_file = _check_sample_data(f, stbl_boxes, sizes)
-    for sample in stss - 1:
-        if not _is_idr(f, int(offsets_in_file[sample]), int(sizes[sample]), nal_length):
+    starts = _check_sample_data(f, stbl_boxes, sizes, stss - 1)
+    for start, size in zip(starts.tolist(), sizes[stss - 1].tolist(), strict=True):
+        if not _is_idr(f, start, size, nal_length):
             raise NotReproduced("a sync sample that is no IDR picture")
+    del sizes, starts
     edits = _edits(f, trak_boxes)
     return movie_scale, _Track(timescale, deltas, offsets, keyframes, edits)
 
@@ -337,9 +338,9 @@ def _is_idr(f: _File, offset: int, size: int, nal_length: int) -> bool:
     return False
 
 
-def _check_sample_data(f: _File, stbl_boxes, sizes: np.ndarray) -> np.ndarray:
+def _check_sample_data(f: _File, stbl_boxes, sizes: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     """Every sample lies inside the file (a truncated upload is refused, not half-indexed);
-    returns where every sample starts."""
+    returns where the ``wanted`` samples (indices) start."""
     count = sizes.size
     co = _only(stbl_boxes, b"stco", "stbl", required=False)
     if co is not None:
@@ -369,8 +370,8 @@ def _check_sample_data(f: _File, stbl_boxes, sizes: np.ndarray) -> np.ndarray:
     chunk_bytes = ends[last] - np.concatenate(([0], ends[last][:-1]))
     if int((chunks + chunk_bytes).max()) > f.size:
         raise BoxError("the file is cut short: its sample table points past the end")
-    chunk_of = np.repeat(np.arange(chunks.size), per)
-    return chunks[chunk_of] + (ends - sizes) - (ends[last] - chunk_bytes)[chunk_of]
+    chunk_of = np.searchsorted(last, wanted)  # the chunk of every wanted sample
+    return chunks[chunk_of] + (ends[wanted] - sizes[wanted]) - (ends[last] - chunk_bytes)[chunk_of]
 
 
 def _edits(f: _File, trak_boxes) -> list[tuple[int, int, int]]:
@@ -407,12 +408,11 @@ def _rescale(value: int, num: int, den: int) -> int:
 
 def _shown(track: _Track, movie_scale: int) -> tuple[np.ndarray, np.ndarray]:
     """Indices (decode order) of the shown samples and their presentation ticks."""
-    cts = np.cumsum(track.deltas) - track.deltas  # decode times, the first at 0
-    if track.offsets is not None:
-        cts = cts + track.offsets
-    everything = np.arange(cts.size)
+    decode = np.cumsum(track.deltas)
+    decode -= track.deltas  # decode times, the first at 0
+    cts = decode if track.offsets is None else decode + track.offsets
     if not track.edits:
-        return everything, cts
+        return np.arange(cts.size), cts
     empty, (duration, media_time, rate) = 0, track.edits[-1]
     if len(track.edits) == 2:
         first = track.edits[0]
@@ -423,7 +423,6 @@ def _shown(track: _Track, movie_scale: int) -> tuple[np.ndarray, np.ndarray]:
         raise NotReproduced("an edit ffmpeg reads its own way")
     length = _rescale(duration, track.timescale, movie_scale)
     end = media_time + length
-    decode = np.cumsum(track.deltas) - track.deltas
     keys = track.keyframes
     # Where the demuxer starts: the last keyframe shown at or before the edit's start.
     candidates = np.flatnonzero(keys & (cts <= media_time))
@@ -433,19 +432,22 @@ def _shown(track: _Track, movie_scale: int) -> tuple[np.ndarray, np.ndarray]:
         start = int(np.searchsorted(decode, media_time, side="right")) - 1
     else:
         start = 0
-    # Where it stops: the keyframe (the second one with B-frames) that ends past the edit.
-    durations = track.deltas.copy()
-    durations[-1] = length
-    past = np.flatnonzero(keys & (cts + durations >= end) & (everything >= start))
+    # Where it stops: the keyframe (the second one with B-frames) that ends past the edit; the
+    # last sample lasts as long as the edit, for the demuxer.
+    ends = cts[start:] + track.deltas[start:]
+    ends[-1] = int(cts[-1]) + length
+    past = np.flatnonzero(keys[start:] & (ends >= end)) + start
+    del ends
     wanted = 2 if track.offsets is not None else 1
     stop = int(past[wanted - 1]) if past.size >= wanted else cts.size - 1
-    window = slice(start, stop + 1)
-    inside = np.flatnonzero((cts[window] >= media_time) & (cts[window] < end)) + start
+    window = cts[start : stop + 1]
+    inside = np.flatnonzero((window >= media_time) & (window < end)) + start
     if inside.size == 0:
         raise BoxError("the edit list shows no frame of the video")
     times = cts[inside]
     base = max(int(decode[inside[0]]), int(times.min()))
-    return inside, times - base + empty
+    times -= base - empty
+    return inside, times
 
 
 def read_video_index(path: str | os.PathLike, *, max_frames: int, start_us: int = 0) -> PacketIndex:

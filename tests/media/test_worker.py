@@ -272,13 +272,14 @@ def test_a_render_past_the_soft_time_limit_fails_at_once_with_the_reason(
 @pytest.fixture(scope="session")
 def many_frames_video(synth_dir):
     """180,000 frames of 16x16 (120 fps, 25 min, about 2 MB): indexing it takes long enough to
-    stop a worker in the middle. Imported with MEDIA_MIN_SIDE_PX lowered."""
+    stop a worker in the middle. Matroska, so the index is ffmpeg's streaming packet listing (an
+    MP4's sample tables are read in milliseconds). Imported with MEDIA_MIN_SIDE_PX lowered."""
     from media.ffmpeg import run_ffmpeg
 
-    path = synth_dir / "many-frames.mp4"
+    path = synth_dir / "many-frames.mkv"
     run_ffmpeg(["-f", "lavfi", "-i", "color=c=gray:s=16x16:r=120:d=1500", "-c:v", "libx264",
-                "-preset", "ultrafast", "-g", "1200", "-pix_fmt", "yuv420p", "-y",
-                f"file:{path}"], timeout=600)  # fmt: skip
+                "-preset", "ultrafast", "-g", "1200", "-pix_fmt", "yuv420p", "-f", "matroska",
+                "-y", f"file:{path}"], timeout=600)  # fmt: skip
     return path
 
 
