@@ -155,7 +155,10 @@ class DesignOutput(serializers.Serializer):
 class DesignInput(serializers.Serializer):
     name = serializers.CharField(max_length=80, validators=[NAME_VALIDATOR])
     kind = serializers.ChoiceField(choices=Kind.choices, default=Kind.AUDIT)
-    method = serializers.ChoiceField(choices=Method.choices)
+    # The exact program needs prediction runs: judge_validation_freeze makes those manifests.
+    method = serializers.ChoiceField(
+        choices=[(m.value, m.label) for m in Method if m != Method.MILP]
+    )
     release = serializers.IntegerField()
     seed = serializers.IntegerField(min_value=0, max_value=2**53 - 1)
     params = serializers.JSONField(help_text="Design parameters; see docs/manifests.md")

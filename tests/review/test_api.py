@@ -126,9 +126,17 @@ def test_an_infeasible_design_is_a_400_with_its_message_and_freezes_nothing(rele
         {"method": "stratified", "seed": 1, "params": {"target_n": 0}},
         {"method": "stratified", "seed": -1, "params": {"target_n": 3}},
         {"method": "nonsense", "seed": 1, "params": {}},
+        {"method": "milp", "seed": 1, "params": {}},  # made from prediction runs, not here
         {"method": "stratified", "seed": 1, "params": [1, 2]},
     ],
-    ids=["unknown-param", "zero-target", "negative-seed", "unknown-method", "params-not-object"],
+    ids=[
+        "unknown-param",
+        "zero-target",
+        "negative-seed",
+        "unknown-method",
+        "milp-method",
+        "params-not-object",
+    ],
 )
 def test_bad_design_input_is_a_400_and_writes_nothing(release, as_admin, payload):
     response = as_admin.post(
