@@ -11,10 +11,14 @@ Two sources, generated once into --workdir (default var/benchmarks/) and reused:
 For each, interleaved ``--repeat`` times (the machine may be shared; the median is reported):
 
   baseline  ``ffmpeg -i FILE -c copy -f null -``: ffmpeg reading every packet and nothing else
-  index     ``media.probe.packet_index``: the streaming packet listing the import builds the
-            frame-time index from
+  index     ``media.probe.mov_index``: the frame-time index an MP4 import builds, from the
+            file's sample tables (``media.isobmff``), without ffmpeg
+  listing   ``media.probe.packet_index``: ffmpeg's streaming packet listing, the index of every
+            other container and of an MP4 whose tables the reader cannot reproduce exactly
   probe     ``media.probe.probe_file``: everything an import learns about the file (header and
             its limits, one decoded frame, the index, sorted and converted to microseconds)
+
+The index and the listing are also compared: the same frame times, bit for bit.
 
 It also prints the sizes of the frame-times answer for the file: JSON and the compact form.
 
@@ -26,7 +30,8 @@ MEDIA_MIN_SIDE_PX and MEDIA_MAX_FRAMES), since what is measured is the cost of i
 Time is wall-clock seconds (the goal) and CPU seconds of all processes involved (user + system;
 steadier than wall time when the machine is shared).
 
-Goals: python peak RSS <= 200 MB for both files; index and probe time <= 1.2 x the baseline.
+Goals: python peak RSS <= 200 MB for both files; index and probe time <= 1.2 x the baseline
+(the listing is reported for comparison).
 """
 
 from __future__ import annotations
@@ -106,7 +111,7 @@ def _cpu() -> float:
 
 
 def child(kind: str, path: Path) -> None:
-    from media.probe import packet_index, probe_file, sniff_container
+    from media.probe import mov_index, packet_index, probe_file, sniff_container
 
     if kind == "sizes":
         # What the frame-times endpoint sends: its JSON and its compact (stored deltas) form.
@@ -120,11 +125,23 @@ def child(kind: str, path: Path) -> None:
             "deltas": len(encode_frame_times(times)),
         }))  # fmt: skip
         return
+    if kind == "same":
+        # The index and the listing give the same presentation times, bit for bit.
+        listing = {"demuxer": "mov", "max_frames": 10_000_000, "timeout": 3600, "progress": None}
+        tables, listed = mov_index(path, start_us=0, **listing), packet_index(path, **listing)
+        same = tables.time_base == listed.time_base and bool(
+            (tables.pts == listed.pts).all() and (tables.keyframe_pts == listed.keyframe_pts).all()
+        )
+        print(json.dumps({"same": same, "frames": int(tables.pts.size)}))
+        return
     cpu0 = _cpu()
     t0 = time.perf_counter()
-    if kind == "index":
+    if kind in ("index", "listing"):
         demuxer, _ = sniff_container(path)
-        index = packet_index(path, demuxer=demuxer, max_frames=10_000_000, timeout=3600)
+        build = mov_index if kind == "index" else packet_index
+        extra = {"start_us": 0} if kind == "index" else {}
+        index = build(path, demuxer=demuxer, max_frames=10_000_000, timeout=3600, progress=None,
+                      **extra)  # fmt: skip
         frames = int(index.pts.size)
     else:
         frames = probe_file(path).frame_count
@@ -176,7 +193,7 @@ def main() -> None:
     ok = True
     for key in args.only or list(SOURCES):
         path = source(args.workdir, key)
-        runs: dict[str, list[dict]] = {"baseline": [], "index": [], "probe": []}
+        runs: dict[str, list[dict]] = {"baseline": [], "index": [], "listing": [], "probe": []}
         measure("baseline", path)  # warm the page cache: every run then reads from memory
         for _ in range(args.repeat):
             for kind in runs:
@@ -198,6 +215,10 @@ def main() -> None:
             py = f"{peak[kind][0]:10.0f}" if kind != "baseline" else f"{'-':>10}"
             print(f"  {kind:10} {med[kind]:8.2f} {ratio:11.2f} {cpu[kind]:7.2f} {cpu_ratio:11.2f} "
                   f"{py} {peak[kind][1]:10.0f}")  # fmt: skip
+        same = measure("same", path)
+        ok &= same["same"]
+        print(f"  index = listing, frame for frame: {'yes' if same['same'] else 'NO'} "
+              f"({same['frames']:,} frames)")  # fmt: skip
         sizes = measure("sizes", path)
         print(f"  frame-times answer: JSON {sizes['json'] / 1e6:.1f} MB "
               f"({sizes['json_gzip'] / 1e6:.2f} MB gzipped), compact {sizes['deltas'] / 1e3:.1f} kB")  # fmt: skip

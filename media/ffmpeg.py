@@ -42,9 +42,17 @@ STDERR_TAIL_CHARS = 2000
 class FFmpegError(RuntimeError):
     """ffmpeg failed or timed out; ``stderr_tail`` holds its last words."""
 
-    def __init__(self, message: str, *, stderr_tail: str = "", returncode: int | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        stderr_tail: str = "",
+        returncode: int | None = None,
+        log: bytes = b"",
+    ):
         self.stderr_tail = stderr_tail
         self.returncode = returncode
+        self.log = log  # all of stderr, where the caller waited for all of it (``finish``)
         detail = f"\n--- ffmpeg stderr (tail) ---\n{stderr_tail}" if stderr_tail else ""
         super().__init__(f"{message}{detail}")
 
@@ -142,8 +150,9 @@ def popen_ffmpeg(
     )
 
 
-def finish(proc: subprocess.Popen, *, timeout: float | None = None) -> None:
-    """Wait for a streaming ffmpeg, raising FFmpegError with its stderr tail if it failed."""
+def finish(proc: subprocess.Popen, *, timeout: float | None = None) -> bytes:
+    """Wait for a streaming ffmpeg, raising FFmpegError with its stderr tail if it failed;
+    returns its stderr (its log)."""
     limit = timeout if timeout is not None else settings.FFMPEG_TIMEOUT_SECONDS
     if proc.stdin is not None and proc.stdin.closed:
         proc.stdin = None  # communicate() would try to flush it
@@ -155,14 +164,18 @@ def finish(proc: subprocess.Popen, *, timeout: float | None = None) -> None:
         proc.kill()
         _, stderr = proc.communicate()
         raise FFmpegError(
-            f"ffmpeg did not finish within {limit} s and was stopped", stderr_tail=_tail(stderr)
+            f"ffmpeg did not finish within {limit} s and was stopped",
+            stderr_tail=_tail(stderr),
+            log=stderr or b"",
         ) from None
     if proc.returncode != 0:
         raise FFmpegError(
             f"ffmpeg exited with code {proc.returncode}",
             stderr_tail=_tail(stderr),
             returncode=proc.returncode,
+            log=stderr or b"",
         )
+    return stderr or b""
 
 
 def stream_ffmpeg_lines(

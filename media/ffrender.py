@@ -31,7 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from media.ffmpeg import file_url, input_args, run_ffmpeg
-from media.probe import MediaRejected, container_index
+from media.outputs import container_index
+from media.probe import MediaRejected
 from media.timebase import US_PER_SECOND
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -273,7 +274,7 @@ def _arrange_frames(output: FramesOutput) -> None:
 def verify_clip(clip: ClipOutput, times: np.ndarray) -> dict:
     """Check the written clip against its spec: frame count, every frame time, size, upright.
 
-    The times come from the container's packet table (``media.probe.container_index``): exact for
+    The times come from the container's packet table (``media.outputs.container_index``): exact for
     the H.264 we just wrote, and a fraction of the cost of decoding the clip again.
     """
     expected, duration, _ = clip_output_times(times, clip)

@@ -6,31 +6,29 @@ Two stages:
    WebM, AVI). Anything else — an HLS playlist, an ffconcat list, a text file, an image — is
    refused here, before ffmpeg runs at all, so a playlist disguised as ``.mp4`` can never make
    ffmpeg open the files it lists.
-2. ffmpeg opens the file with that demuxer pinned (``media.ffmpeg.input_args``): first the header
-   alone (codec, declared size, frame rate, rotation, audio, declared duration), so every limit is
-   checked before anything is decoded; then one frame is decoded, which proves the stream is
-   decodable; then the frame-time index is built from the container's packets in one streaming
-   pass.
+2. ffmpeg opens the file with that demuxer pinned (``media.ffmpeg.input_args``), in one run that
+   prints the header (codec, declared size, frame rate, rotation, audio, declared duration,
+   start time) and decodes the first frame, which proves the stream is decodable; the decoder
+   may not allocate a picture over ``MEDIA_MAX_PIXELS`` (``-max_pixels``), and every other limit
+   the header can decide is checked before the frame-time index is built.
 
-Why packets, and why streaming: a file of 1.68 million tiny frames is small on disk and under the
-duration limit, yet decoding it frame by frame and holding every frame's log line took minutes and
-gigabytes. The index instead comes from a stream copy (``-c copy -f framecrc``: one short line per
-packet, no decoding), read line by line; each presentation time goes into an ``array('q')`` (8
-bytes a frame), never into a list of objects, and the pass stops as soon as the frame count goes
-over ``MEDIA_MAX_FRAMES``. Memory is therefore a few bytes per frame and the time is that of a
-demux. Packet times are the frames a decoder shows once sorted (B-frame reordering only changes
-the order) and once the packets an edit list marks as discarded (``F=0x..`` with the discard bit)
-are left out, which is what the decoder does with them. ``-copyts -start_at_zero`` put packets on
-the file's own timeline (the timeline ``-ss`` seeks on); the first frame's time there is stored as
-the origin, so rebased times map back exactly when rendering.
+The index of an MP4/MOV comes from its sample tables, read in Python (``media.isobmff``: no
+ffmpeg, the samples themselves never read), exactly as ffmpeg would list the packets; a file
+those tables cannot describe exactly (fragmented, several edits, damaged, ...) and every other
+container is listed by ffmpeg instead: a stream copy (``-c copy -f framecrc``, one short line a
+packet, nothing decoded) read line by line into an ``array('q')`` (8 bytes a frame), stopping as
+soon as the count passes ``MEDIA_MAX_FRAMES``. Memory is a few bytes a frame either way. Packet
+times sorted are the frames a decoder shows (B-frames only change the order), once the packets an
+edit list discards (``F=0x..`` with the discard bit) are left out. ``-copyts -start_at_zero``
+put packets on the file's own timeline (the one ``-ss`` seeks on); the first frame's time there
+is stored as the origin, so rebased times map back exactly when rendering.
 
-Files this project has just rendered are checked by ``container_index``: their video packets,
-listed the same way, must be exactly the frames expected, so a doubtful file is refused, never
-accepted.
+Files this project has just rendered are checked by ``media.outputs.container_index``.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from array import array
@@ -52,7 +50,10 @@ from media.ffmpeg import (
     run_ffmpeg,
     stream_ffmpeg_lines,
 )
+from media.isobmff import BoxError, NotReproduced, PacketIndex, at_start, read_video_index
 from media.timebase import US_PER_SECOND
+
+log = logging.getLogger(__name__)
 
 
 class MediaRejected(ValueError):
@@ -132,12 +133,14 @@ def sniff_head(head: bytes) -> tuple[str, str]:
 
 _INPUT_RE = re.compile(r"^Input #0, (?P<fmt>[^ ]+), from", re.M)
 _DURATION_RE = re.compile(r"Duration: (?P<h>\d+):(?P<m>\d\d):(?P<s>\d\d(?:\.\d+)?)")
+_START_RE = re.compile(r"Duration: [^,\n]*, start: (?P<sign>-?)(?P<s>\d{1,12})\.(?P<us>\d{6})")
 _VIDEO_RE = re.compile(r"Stream #0:\d+[^:]*: Video: (?P<codec>[A-Za-z0-9_]+)(?P<rest>[^\n]*)")
 _SIZE_RE = re.compile(r", (?P<w>\d{1,6})x(?P<h>\d{1,6})[ ,\n]")
 _FPS_RE = re.compile(r", (?P<fps>\d{1,9}(?:\.\d{1,6})?)(?P<k>k?) (?P<unit>fps|tbr)")
 # ffmpeg refuses a size its image code cannot hold (over 16384 a side, roughly) and then prints
 # no size in the header at all; this line is the only place the declared size still appears.
-_INVALID_SIZE_RE = re.compile(r"Picture size (?P<w>\d{1,9})x(?P<h>\d{1,9}) is invalid")
+_INVALID_SIZE_RE = re.compile(r"Picture size (?P<w>[1-9]\d{0,8})x(?P<h>[1-9]\d{0,8}) is invalid")
+_OVER_PIXELS_RE = re.compile(r"Picture size (?P<w>\d{1,9})x(?P<h>\d{1,9}) exceeds specified max")
 _AUDIO_RE = re.compile(r"Stream #0:\d+[^:]*: Audio: ")
 _ROTATION_RE = re.compile(r"rotation of (?P<deg>-?\d+(?:\.\d+)?) degrees")
 _TB_RE = re.compile(rb"^#tb 0: (?P<num>\d+)/(?P<den>\d+)$")
@@ -175,42 +178,51 @@ def _side_limit_message(width: int, height: int) -> str:
     )
 
 
+def _pixel_limit_message(width: int, height: int) -> str:
+    return (f"the picture is {width}x{height}, over the limit of {settings.MEDIA_MAX_PIXELS} "
+            "pixels (setting MEDIA_MAX_PIXELS)")  # fmt: skip
+
+
 def _refuse_declared_size(log: str) -> None:
-    invalid = _INVALID_SIZE_RE.search(log)
-    if invalid:
-        raise MediaRejected(_side_limit_message(int(invalid["w"]), int(invalid["h"])))
-
-
-def _header(path: Path, demuxer: str) -> str:
-    """ffmpeg's description of the file, from opening it and copying one packet: nothing is
-    decoded, so a declared size too large to decode is still described (and refused by us)."""
-    args = [*input_args(path, demuxer=demuxer), "-map", "0:v:0", "-c", "copy", "-frames:v", "1",
-            "-f", "null", "-"]  # fmt: skip
-    result = _run_on_video(args, refusal="ffmpeg cannot read the file as a video", timeout=60)
-    header = result.stderr.decode("utf-8", "replace")
-    _refuse_declared_size(header)
-    return header
+    """A size ffmpeg would not (or, with ``-max_pixels``, may not) allocate, named as a limit."""
+    found = _INVALID_SIZE_RE.search(log) or _OVER_PIXELS_RE.search(log)
+    if found:
+        width, height = int(found["w"]), int(found["h"])
+        if max(width, height) <= settings.MEDIA_MAX_SIDE_PX and (
+            width * height > settings.MEDIA_MAX_PIXELS
+        ):
+            raise MediaRejected(_pixel_limit_message(width, height))
+        raise MediaRejected(_side_limit_message(width, height))
 
 
 @contextmanager
-def _decoding_one_frame(path: Path, demuxer: str) -> Iterator[None]:
-    """Decode the first frame, which proves the stream is decodable, while the block runs (the
-    index pass): a second process on another core instead of more time. Started only after the
-    header's limits passed, so no oversized picture is ever decoded."""
-    args = [*input_args(path, demuxer=demuxer), "-map", "0:v:0", "-frames:v", "1",
-            "-f", "null", "-"]  # fmt: skip
-    proc = popen_ffmpeg(args, loglevel="error")
+def _header_and_first_frame(path: Path, demuxer: str) -> Iterator[list[str]]:
+    """One ffmpeg run while the block runs (the tables of an MP4 are read meanwhile): it prints
+    the header and decodes the first frame, which proves the stream is decodable. ``-max_pixels``
+    keeps the decoder from allocating a picture over the limit; the header's own limits are
+    checked on what it printed (``_parse_header``). The list receives the header when done."""
+    args = ["-max_pixels", str(settings.MEDIA_MAX_PIXELS), *input_args(path, demuxer=demuxer),
+            "-map", "0:v:0", "-frames:v", "1", "-f", "null", "-"]  # fmt: skip
+    proc = popen_ffmpeg(args, loglevel="info")
+    header: list[str] = []
     try:
-        yield
+        yield header
     except BaseException:
         proc.kill()
         proc.communicate()
         raise
     try:
-        finish(proc, timeout=60)
+        text = finish(proc, timeout=60).decode("utf-8", "replace")
     except FFmpegError as exc:
-        _refuse_declared_size(exc.stderr_tail)
-        raise MediaRejected(f"ffmpeg cannot decode the video: {_last_line(exc)}") from None
+        text = exc.log.decode("utf-8", "replace")  # all of it: the size complaint comes first
+        _refuse_declared_size(text)
+        if "matches no streams" in text:
+            raise MediaRejected("the file has no video stream") from None
+        if _INPUT_RE.search(text) and _VIDEO_RE.search(text):
+            _parse_header(text)  # a limit the header breaks is the better reason
+            raise MediaRejected(f"ffmpeg cannot decode the video: {_last_line(exc)}") from None
+        raise MediaRejected(f"ffmpeg cannot read the file as a video: {_last_line(exc)}") from None
+    header.append(text)
 
 
 def _rotation(header: str) -> int:
@@ -234,11 +246,18 @@ class _Header:
     seconds: float  # declared duration (0 when the header names none)
     rotation: int
     has_audio: bool
+    start_us: int  # the file's start time as ffmpeg prints it (what -start_at_zero subtracts)
 
 
 def _read_header(path: Path, demuxer: str) -> _Header:
+    with _header_and_first_frame(path, demuxer) as header:
+        pass
+    return _parse_header(header[0])
+
+
+def _parse_header(header: str) -> _Header:
     """The header, with every limit that the header alone can decide checked."""
-    header = _header(path, demuxer)
+    _refuse_declared_size(header)
     fmt = _INPUT_RE.search(header)
     video = _VIDEO_RE.search(header)
     if not fmt or not video:
@@ -251,10 +270,7 @@ def _read_header(path: Path, demuxer: str) -> _Header:
     if max(width, height) > settings.MEDIA_MAX_SIDE_PX:
         raise MediaRejected(_side_limit_message(width, height))
     if width * height > settings.MEDIA_MAX_PIXELS:
-        raise MediaRejected(
-            f"the picture is {width}x{height}, over the limit of {settings.MEDIA_MAX_PIXELS} "
-            "pixels (setting MEDIA_MAX_PIXELS)"
-        )
+        raise MediaRejected(_pixel_limit_message(width, height))
     if min(width, height) < settings.MEDIA_MIN_SIDE_PX:
         raise MediaRejected(
             f"the picture is {width}x{height}; the smallest accepted is "
@@ -271,6 +287,8 @@ def _read_header(path: Path, demuxer: str) -> _Header:
     if declared:
         seconds = int(declared["h"]) * 3600 + int(declared["m"]) * 60 + float(declared["s"])
         _check_duration(seconds)
+    start = _START_RE.search(header)
+    start_us = int(start["s"]) * US_PER_SECOND + int(start["us"]) if start else 0
     return _Header(
         container=fmt["fmt"],
         codec=video["codec"],
@@ -280,6 +298,7 @@ def _read_header(path: Path, demuxer: str) -> _Header:
         seconds=seconds,
         rotation=_rotation(header),
         has_audio=bool(_AUDIO_RE.search(header)),
+        start_us=-start_us if start and start["sign"] else start_us,
     )
 
 
@@ -304,16 +323,6 @@ def _too_many_frames() -> MediaRejected:
         f"the video has more than {settings.MEDIA_MAX_FRAMES} frames, the most accepted "
         "(setting MEDIA_MAX_FRAMES)"
     )
-
-
-@dataclass(frozen=True)
-class PacketIndex:
-    """Every shown video packet of a file, compactly: ticks of ``time_base``, in file order."""
-
-    time_base: Fraction
-    pts: np.ndarray  # int64, one per frame, file (decode) order
-    keyframe_pts: np.ndarray  # int64
-    last_duration: int  # duration in ticks of the packet shown last (0 if unknown)
 
 
 def packet_index(
@@ -439,6 +448,37 @@ def decoded_index(
     )
 
 
+def _mp4_tables(path: str | os.PathLike, max_frames: int) -> PacketIndex | None:
+    """An MP4/MOV's index from its sample tables (``media.isobmff``: no ffmpeg, no reading of the
+    samples), or None when they cannot say exactly what ffmpeg's listing would."""
+    try:
+        return read_video_index(path, max_frames=max_frames)
+    except (NotReproduced, BoxError) as exc:  # ffmpeg stays the judge of a damaged file
+        log.info("indexing %s with ffmpeg: %s", Path(path).name, exc)
+        return None
+
+
+def _from_tables(
+    found: PacketIndex, *, start_us: int, max_frames: int, progress, **_
+) -> PacketIndex:
+    found = at_start(found, start_us)
+    if found.pts.size > max_frames:
+        raise _too_many_frames()
+    if progress is not None:  # the listing's reports, at once
+        latest = np.maximum.accumulate(found.pts)
+        for n in range(PROGRESS_EVERY_PACKETS, found.pts.size + 1, PROGRESS_EVERY_PACKETS):
+            progress(float(int(latest[n - 1]) * found.time_base))
+    return found
+
+
+def mov_index(path: str | os.PathLike, *, start_us: int, **listing) -> PacketIndex:
+    """The index an MP4/MOV import builds: the tables, else ffmpeg's listing."""
+    found = _mp4_tables(path, listing["max_frames"])
+    if found is None:
+        return packet_index(path, **listing)
+    return _from_tables(found, start_us=start_us, **listing)
+
+
 def _ticks_to_us(ticks: np.ndarray, scale: Fraction) -> np.ndarray:
     """Exact rational conversion of ticks to µs, rounded to the nearest µs, in int64."""
     if ticks.size and int(np.abs(ticks).max()) * 2 * scale.numerator >= 2**62:
@@ -457,7 +497,11 @@ def probe_file(
     """
     path = Path(path)
     demuxer, mime_type = sniff_container(path)
-    head = _read_header(path, demuxer)
+    tables = None
+    with _header_and_first_frame(path, demuxer) as header:
+        if demuxer == "mov":
+            tables = _mp4_tables(path, settings.MEDIA_MAX_FRAMES)
+    head = _parse_header(header[0])
 
     seconds = head.seconds
     on_seconds = None
@@ -468,15 +512,13 @@ def probe_file(
 
     # Reading packets is a demux, far faster than real time; the budget still grows with the
     # declared duration, so a slow disk (or AVI's decoding pass) does not refuse a long file.
-    with _decoding_one_frame(path, demuxer):
-        build = decoded_index if demuxer == "avi" else packet_index
-        index = build(
-            path,
-            demuxer=demuxer,
-            max_frames=settings.MEDIA_MAX_FRAMES,
-            timeout=settings.FFMPEG_TIMEOUT_SECONDS + seconds,
-            progress=on_seconds,
-        )
+    timeout = settings.FFMPEG_TIMEOUT_SECONDS + seconds
+    listing = {"demuxer": demuxer, "max_frames": settings.MEDIA_MAX_FRAMES, "timeout": timeout,
+               "progress": on_seconds}  # fmt: skip
+    if tables is not None:
+        index = _from_tables(tables, start_us=head.start_us, **listing)
+    else:
+        index = (decoded_index if demuxer == "avi" else packet_index)(path, **listing)
     tb = index.time_base
     # Presentation order: B-frames arrive before the frames they precede on screen.
     pts = np.sort(index.pts, kind="stable")
@@ -528,56 +570,4 @@ def probe_file(
         origin_us=origin_us,
         frame_times_us=times,
         keyframe_times_us=keyframes if keyframes.size else np.zeros(1, dtype=np.int64),
-    )
-
-
-# --- rendered outputs: the container's packet table, without decoding --------------------------
-
-_TB_LINE_RE = re.compile(r"^#tb 0: (?P<num>\d+)/(?P<den>\d+)$", re.M)
-_DIMENSIONS_RE = re.compile(r"^#dimensions 0: (?P<w>\d+)x(?P<h>\d+)$", re.M)
-
-
-@dataclass(frozen=True)
-class ContainerIndex:
-    mime_type: str
-    width: int
-    height: int
-    rotation: int
-    times_us: tuple[int, ...]  # presentation times, in order, the first at 0
-
-
-def container_index(path: str | os.PathLike) -> ContainerIndex:
-    """The video packets of a file we wrote ourselves, read from its container in one fast pass.
-
-    MediaRejected if the file does not demux (for example a truncated MP4 without its index).
-    """
-    path = Path(path)
-    demuxer, mime_type = sniff_container(path)
-    result = _run_on_video(
-        [*input_args(path, demuxer=demuxer), "-map", "0:v:0", "-c", "copy", "-f", "framecrc", "-"],
-        refusal="the file does not demux",
-        timeout=settings.FFMPEG_TIMEOUT_SECONDS,
-    )
-    table = result.stdout.decode("ascii", "replace")
-    tb, dims = _TB_LINE_RE.search(table), _DIMENSIONS_RE.search(table)
-    if not tb or not dims:
-        raise MediaRejected("the file has no video stream")
-    pts = []
-    for line in table.splitlines():
-        if line and not line.startswith("#"):
-            fields = [f.strip() for f in line.split(",")]
-            if fields[2] == "NOPTS" or int(fields[2]) == _NOPTS:
-                raise MediaRejected("a video packet has no presentation time")
-            pts.append(int(fields[2]))
-    if not pts:
-        raise MediaRejected("the video stream holds no frames")
-    pts.sort()
-    scale = Fraction(int(tb["num"]), int(tb["den"])) * US_PER_SECOND
-    times = tuple(round((p - pts[0]) * scale) for p in pts)
-    return ContainerIndex(
-        mime_type=mime_type,
-        width=int(dims["w"]),
-        height=int(dims["h"]),
-        rotation=_rotation(result.stderr.decode("utf-8", "replace")),
-        times_us=times,
     )

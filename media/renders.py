@@ -438,12 +438,13 @@ def media_render(*, media_id: int) -> RenderedMedia | None:
     claimed = _claim(media_id)
     if claimed is None:
         return RenderedMedia.objects.filter(pk=media_id).first()
-    with _leases_kept([claimed]):
-        try:
-            src = _source_ref(claimed.video)
-        except SoftTimeLimitExceeded:
-            return _mark_failed(claimed, RenderTooLong(_too_long_message()))
-        return _render_claimed(claimed, src)
+    try:
+        with _leases_kept([claimed]):
+            return _render_claimed(claimed, _source_ref(claimed.video))
+    except SoftTimeLimitExceeded:
+        # Wherever the limit strikes once the lease is ours (before the render, or while the
+        # lease is handed back), the medium fails with the reason; a no-op if it is recorded.
+        return _mark_failed(claimed, RenderTooLong(_too_long_message()))
 
 
 @contextlib.contextmanager

@@ -369,3 +369,5 @@ class ManifestSampleAdmin(_ReadOnly):
 # The audit's adjudications and corrections (read-only lists).
 from review.audit import admin as _audit_admin  # noqa: E402, F401
 from review.campaigns import admin as _campaigns_admin  # noqa: E402, F401  (registers Campaign)
+from review.judgeval import admin as _judgeval_admin  # noqa: E402, F401
+from review.qa import admin as _qa_admin  # noqa: E402, F401

@@ -6,13 +6,23 @@ class ReviewConfig(AppConfig):
     verbose_name = "Review"
 
     def ready(self) -> None:
-        # Home cards and the demo seeder of the audit, the campaigns' home cards; the audit kind.
+        # Home cards and demo seeders of the campaign kinds, the campaigns' home cards; the kinds.
         import review.audit.demo
         import review.audit.home
         import review.baseline.demo
-        import review.campaigns.home  # noqa: F401
-        from review.audit.kind import register
+        import review.boundary.demo
+        import review.boundary.home
+        import review.campaigns.home
+        import review.qa.demo
+        import review.qa.home  # noqa: F401
+        from review.audit.kind import register as register_audit
         from review.baseline.kind import register as register_baseline
+        from review.boundary.kind import register as register_boundary
+        from review.judgeval.kind import register as register_judgeval
+        from review.qa.kind import register as register_qa
 
-        register()
+        register_audit()
         register_baseline()
+        register_judgeval()
+        register_boundary()
+        register_qa()

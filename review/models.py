@@ -29,6 +29,7 @@ class Method(models.TextChoices):
     STRATIFIED = "stratified", "Stratified (proportional, covering)"
     QUOTA = "quota", "Quota-balanced"
     COMPLETE_GROUPS = "complete_groups", "Complete groups"
+    MILP = "milp", "Exact balanced program (judge validation)"
 
 
 class SampleDesign(models.Model):
@@ -89,7 +90,11 @@ class Manifest(Sealed):
     method = models.CharField(max_length=20, choices=Method.choices)
     seed = models.BigIntegerField()
     release = models.ForeignKey(
-        "annotation.Release", on_delete=models.PROTECT, related_name="manifests"
+        "annotation.Release",
+        on_delete=models.PROTECT,
+        related_name="manifests",
+        null=True,  # a QA-review manifest draws from a QA group set instead (review/qa)
+        blank=True,
     )
     design = models.ForeignKey(
         SampleDesign,
@@ -118,7 +123,11 @@ class ManifestSample(models.Model):
 
     manifest = models.ForeignKey(Manifest, on_delete=models.PROTECT, related_name="samples")
     release_step = models.ForeignKey(
-        "annotation.ReleaseStep", on_delete=models.PROTECT, related_name="+"
+        "annotation.ReleaseStep",
+        on_delete=models.PROTECT,
+        related_name="+",
+        null=True,  # null for a QA-review sample: the sample id is a QA group's uid
+        blank=True,
     )
     sample_id = models.UUIDField()
     duration_bin = models.PositiveSmallIntegerField()
@@ -159,4 +168,15 @@ from review.campaigns.models import (  # noqa: E402, F401
     Exposure,
     ItemOrder,
     Submission,
+)
+from review.judgeval.models import JudgeTriplet  # noqa: E402, F401
+
+# QA groups, their versions and the reviewers' edits (second paper).
+from review.qa.models import (  # noqa: E402, F401
+    QaEdit,
+    QaEvidence,
+    QaGroup,
+    QaGroupSet,
+    QaManifestSource,
+    QaTurn,
 )

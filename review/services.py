@@ -163,12 +163,44 @@ def manifest_freeze(*, design: SampleDesign, author, name: str | None = None) ->
     _check_seed(design.seed)
     release = design.release
     _, _, selection = _draw(design)
-
-    manifest = Manifest.objects.create(
+    return manifest_freeze_selection(
         name=name,
         kind=design.kind,
         method=design.method,
         seed=design.seed,
+        release=release,
+        params=params,
+        sample_ids=selection.sample_ids,
+        bins=selection.bins,
+        groups=selection.groups,
+        author=author,
+        design=design,
+    )
+
+
+def manifest_freeze_selection(
+    *,
+    name: str,
+    kind: str,
+    method: str,
+    seed: int,
+    release: Release,
+    params: Mapping,
+    sample_ids,
+    bins: Mapping[str, int],
+    groups: Mapping[str, str] | None = None,
+    author,
+    design: SampleDesign | None = None,
+) -> Manifest:
+    """Write and seal a manifest of chosen samples (the common end of every design's freeze;
+    call it inside a transaction after checking the name). ``params`` is the complete design
+    as the manifest records it (integers, text, lists, objects; never floats)."""
+    groups = groups or {}
+    manifest = Manifest.objects.create(
+        name=name,
+        kind=kind,
+        method=method,
+        seed=seed,
         release=release,
         design=design,
         frozen_by=author,
@@ -177,14 +209,14 @@ def manifest_freeze(*, design: SampleDesign, author, name: str | None = None) ->
         ReleaseStep.objects.filter(release=release).values_list("sample_id", "id").iterator()
     )
     batch = []
-    for sample_id in selection.sample_ids:
+    for sample_id in sample_ids:
         batch.append(
             ManifestSample(
                 manifest=manifest,
                 release_step_id=step_ids[uuid.UUID(sample_id)],
                 sample_id=uuid.UUID(sample_id),
-                duration_bin=selection.bins[sample_id],
-                group=selection.groups.get(sample_id, ""),
+                duration_bin=bins[sample_id],
+                group=groups.get(sample_id, ""),
             )
         )
         if len(batch) >= BATCH:
@@ -197,13 +229,13 @@ def manifest_freeze(*, design: SampleDesign, author, name: str | None = None) ->
     for record in manifest_records(manifest=manifest):
         stream.add(record)
     header = build_manifest(
-        kind=design.kind,
+        kind=kind,
         name=name,
         record_format=RECORD_FORMAT,
         stream=stream,
-        method=design.method,
-        seed=design.seed,
-        design=params,
+        method=method,
+        seed=seed,
+        design=dict(params),
         release={
             "name": release.name,
             "manifest_sha256": release.manifest_sha256,
@@ -225,6 +257,8 @@ def manifest_export(*, manifest: Manifest, path: Path, as_zip: bool = False) -> 
     """Write the manifest's bundle to ``path`` (a new directory, or a .zip with ``as_zip``)."""
     if not manifest.is_frozen:
         raise BundleError(f"Manifest {manifest.name} is not frozen.")
+    if manifest.release_id is None:  # a QA-review manifest: its groups are not release steps
+        raise BundleError(f"{manifest.name} is a QA-review manifest; use export_qa_manifest.")
     return bundle_export(
         path=path, manifest=manifest.manifest, records=manifest_records(manifest=manifest),
         as_zip=as_zip,
@@ -240,6 +274,10 @@ def bundle_zip_file(*, release: Release | None = None, manifest: Manifest | None
         return bundle_zip_tempfile(
             manifest=release.manifest, records=release_records(release=release)
         )
+    if manifest.release_id is None:  # a QA-review manifest (review/qa)
+        from review.qa.sampling import qa_manifest_zip
+
+        return qa_manifest_zip(manifest=manifest)
     return bundle_zip_tempfile(
         manifest=manifest.manifest, records=manifest_records(manifest=manifest)
     )

@@ -16,6 +16,7 @@ class ScoringConfig(AppConfig):
 
     def ready(self) -> None:
         from scoring import baseline_demo, demo, home  # noqa: F401  (demo seeders, home cards)
+        from scoring.judgeval import demo as _judgeval_demo  # noqa: F401
         from scoring.runs.leases import run_item_work
         from studio.leases import work_kind_register
 

@@ -52,3 +52,46 @@ def admin_baseline_cards(user) -> Iterator[HomeCard]:
             count_label="baseline campaign" if count == 1 else "baseline campaigns",
             order=62,
         )
+
+
+@home_card
+def admin_judgeval_card(user) -> Iterator[HomeCard]:
+    """The admin's judge-validation reports (humans against the automatic judges)."""
+    if ADMIN not in roles_of(user):
+        return
+    from review.campaigns.models import Campaign
+
+    count = Campaign.objects.filter(kind="judge_validation").count()
+    if not count:
+        return
+    yield HomeCard(
+        role=ADMIN,
+        title="Judge validation",
+        text="Compare the automatic judges with blind human ratings of the same triplets.",
+        url=reverse("scoring:judgeval-list"),
+        link_text="Judge-validation reports",
+        count=count,
+        count_label="campaign" if count == 1 else "campaigns",
+        order=75,
+    )
+
+
+@home_card
+def admin_qa_report_cards(user) -> Iterator[HomeCard]:
+    if ADMIN not in roles_of(user):
+        return
+    from review.campaigns.models import Campaign
+
+    campaigns = Campaign.objects.filter(kind="qa_review").count()
+    if campaigns:
+        yield HomeCard(
+            role=ADMIN,
+            title="QA review reports",
+            text="Decisions on QA groups by structure, category and modality with Wilson "
+            "intervals, agreement, proposed edits, and the QA judge's accuracy and mean score.",
+            url=reverse("scoring:qa-reports"),
+            link_text="Open the reports",
+            count=campaigns,
+            count_label="QA-review campaigns",
+            order=62,
+        )

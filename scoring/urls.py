@@ -1,6 +1,7 @@
 from django.urls import path, re_path
 
-from scoring import baseline_views, study_views, views
+from scoring import baseline_views, qa_views, study_views, views
+from scoring.judgeval import views as judgeval_views
 
 app_name = "scoring"
 
@@ -38,6 +39,14 @@ urlpatterns = [
         baseline_views.baseline_report_page,
         name="baseline-report",
     ),
+    path("judge-validation/", judgeval_views.judgeval_list, name="judgeval-list"),
+    path(
+        "judge-validation/<int:campaign_id>/",
+        judgeval_views.judgeval_report_page,
+        name="judgeval-report",
+    ),
+    path("qa-reports/", qa_views.qa_report_list, name="qa-reports"),
+    path("qa-reports/<int:campaign_id>/", qa_views.qa_report_page, name="qa-report"),
     path(
         "leaderboard/charts/<slug:name>.<slug:fmt>",
         study_views.leaderboard_chart,

@@ -7,8 +7,9 @@ main process acknowledges nothing. So the truth about who works on what is kept 
 
 - ``lease_claim`` takes a row with one conditional UPDATE, only when nobody holds it (no owner, or
   the owner's lease expired). Two workers can never both hold one row.
-- ``lease_kept`` renews the lease from a daemon thread while the work runs; a worker that dies
-  stops renewing, and its lease runs out ``LEASE_SECONDS`` later.
+- ``lease_kept`` renews the lease while the work runs (one keeper thread per process renews all
+  the leases held there); a worker that dies stops renewing, and its lease runs out
+  ``LEASE_SECONDS`` later.
 - ``lease_release`` writes the result only if the caller still holds the lease, so a worker that
   was presumed dead and comes back cannot overwrite the result of the one that took over.
 - ``leases_sweep`` (every ``LEASE_SWEEP_SECONDS``: Celery beat in the distributed set-up, the
@@ -23,10 +24,12 @@ the lease only makes it rare and makes a dead worker's work come back without an
 from __future__ import annotations
 
 import logging
+import math
 import os
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -118,45 +121,155 @@ def lease_release(
     return changed == 1
 
 
-@dataclass
+@dataclass(eq=False)
 class KeptLease:
     owner: str
     lost: bool = False
     renewals: int = 0
 
 
+@dataclass(eq=False)
+class _Kept:
+    """A lease the keeper renews: its row, its length and when it is due again."""
+
+    model: type[models.Model]
+    pk: object
+    seconds: int | None
+    period: float
+    due: float
+    kept: KeptLease
+
+
+class _Keeper:
+    """One daemon thread per process renews every lease held in the process.
+
+    Each round renews the leases that are due with one UPDATE per model and lease length, so
+    dozens of items in flight cost one statement every ``LEASE_SECONDS / 3``, not a thread each.
+    A lease the UPDATE did not extend is looked up: when its row names another owner it is lost
+    (``kept.lost``) and renewed no more. The thread closes its database connection whenever it
+    holds nothing and ends after ``LINGER_SECONDS`` without leases (the next lease starts it
+    again); a forked child starts its own.
+    """
+
+    LINGER_SECONDS = 5.0
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._held: set[_Kept] = set()
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+        self._wakes_at = 0.0  # when the keeper's wait ends (monotonic)
+        self.rounds = 0
+        self.statements = 0
+
+    def add(self, entry: _Kept) -> None:
+        with self._cond:
+            if self._pid != os.getpid():  # a forked child inherits no running thread
+                self._held, self._thread, self._pid = set(), None, os.getpid()
+            self._held.add(entry)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="lease-keeper", daemon=True)
+                self._thread.start()
+            elif entry.due < self._wakes_at:
+                self._cond.notify()  # due before the keeper's next round (a shorter lease)
+
+    def discard(self, entry: _Kept) -> None:
+        """Stop renewing ``entry``. A round already under way may still send its UPDATE, which
+        names the owner, so it cannot touch the row once the lease is released; it no longer
+        counts or reports anything for ``entry``."""
+        with self._cond:
+            self._held.discard(entry)  # the keeper finds out at its next round: no wake-up
+
+    def _run(self) -> None:
+        idle_since = None
+        try:
+            while True:
+                with self._cond:
+                    if not self._held:
+                        connection.close()  # nothing held: no idle connection kept open
+                        idle_since = idle_since or time.monotonic()
+                        left = self.LINGER_SECONDS - (time.monotonic() - idle_since)
+                        if left <= 0:
+                            self._thread = None
+                            return
+                        self._wakes_at = math.inf  # any new lease wakes it
+                        self._cond.wait(left)
+                        continue
+                    idle_since = None
+                    now = time.monotonic()
+                    wait = min(e.due for e in self._held) - now
+                    if wait > 0:
+                        self._wakes_at = now + wait
+                        self._cond.wait(wait)
+                        continue
+                    # Renewing early is harmless: leases that fall due within half a period
+                    # go with this round, so leases taken at about the same time share it.
+                    due = [e for e in self._held if e.due <= now + e.period / 2]
+                self._round(due)
+        finally:
+            connection.close()
+
+    def _round(self, due: list[_Kept]) -> None:
+        self.rounds += 1
+        groups: dict[tuple, list[_Kept]] = {}
+        for entry in due:
+            groups.setdefault((entry.model, entry.seconds), []).append(entry)
+        for (model, seconds), entries in groups.items():
+            try:
+                self._renew(model, seconds, entries)
+            except Exception:  # the database is unreachable: try again next period
+                log.exception("renewing %d lease(s) on %s failed", len(entries), model.__name__)
+                connection.close()
+                for entry in entries:
+                    entry.due = time.monotonic() + entry.period
+
+    def _renew(self, model, seconds, entries: list[_Kept]) -> None:
+        expires = studio_services.now() + timedelta(seconds=_seconds(seconds))
+        held = Q()
+        for entry in entries:
+            held |= Q(pk=entry.pk, lease_owner=entry.kept.owner)
+        renewed = model.objects.filter(held).update(lease_expires_at=expires)
+        self.statements += 1
+        lost: set[_Kept] = set()
+        if renewed != len(entries):
+            rows = model.objects.filter(pk__in=[e.pk for e in entries])
+            owners = dict(rows.values_list("pk", "lease_owner"))
+            lost = {e for e in entries if owners.get(e.pk) != e.kept.owner}
+        now = time.monotonic()
+        with self._cond:
+            for entry in entries:
+                if entry not in self._held:
+                    continue  # its block ended meanwhile (and released it)
+                if entry in lost:
+                    entry.kept.lost = True
+                    self._held.discard(entry)
+                    log.warning(
+                        "lease on %s %s lost by %s", model.__name__, entry.pk, entry.kept.owner
+                    )
+                else:
+                    entry.kept.renewals += 1
+                    entry.due = now + entry.period
+
+
+_keeper = _Keeper()
+
+
 @contextmanager
 def lease_kept(
     *, model: type[models.Model], pk, owner: str, seconds: int | None = None
 ) -> Iterator[KeptLease]:
-    """Renew the lease every ``seconds / 3`` from a daemon thread while the block runs. The
-    yielded object's ``lost`` turns True when a renewal finds the lease taken over (the block may
-    stop early; ``lease_release`` refuses its result either way)."""
+    """Renew the lease every ``seconds / 3`` while the block runs (the process's one keeper
+    thread does it, together with every other lease held here). The yielded object's ``lost``
+    turns True when a renewal finds the lease taken over (the block may stop early;
+    ``lease_release`` refuses its result either way)."""
     period = max(_seconds(seconds) / 3, 0.05)
     kept = KeptLease(owner=owner)
-    stop = threading.Event()
-
-    def renew() -> None:
-        try:
-            while not stop.wait(period):
-                if lease_renew(model=model, pk=pk, owner=owner, seconds=seconds):
-                    kept.renewals += 1
-                else:
-                    kept.lost = True
-                    log.warning("lease on %s %s lost by %s", model.__name__, pk, owner)
-                    return
-        except Exception:  # a renewal that cannot reach the database lets the lease run out
-            log.exception("renewing the lease on %s %s failed", model.__name__, pk)
-        finally:
-            connection.close()  # this thread's own connection
-
-    thread = threading.Thread(target=renew, name=f"lease-{model.__name__}-{pk}", daemon=True)
-    thread.start()
+    entry = _Kept(model, pk, seconds, period, time.monotonic() + period, kept)
+    _keeper.add(entry)
     try:
         yield kept
     finally:
-        stop.set()
-        thread.join(timeout=max(period, 5))
+        _keeper.discard(entry)
 
 
 # --- kinds of work and the sweeper ----------------------------------------------------------------

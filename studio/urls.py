@@ -19,6 +19,9 @@ urlpatterns = [
     path("api/review/", include("review.urls")),
     path("audit/", include("review.audit.urls")),
     path("baseline/", include("review.baseline.urls")),
+    path("judgeval/", include("review.judgeval.urls")),
+    path("boundary/", include("review.boundary.urls")),
+    path("qa/", include("review.qa.urls")),
     path("review/", include("review.campaigns.urls")),
     path("", include("scoring.urls")),
 ]

@@ -1,14 +1,63 @@
-"""Reads of a campaign's audit records: the current decisions per (item, criterion), their
-resolution, the adjudication queue and the report's inputs. One query per table, so a 756-item
-campaign with three reviewers reads in a few milliseconds."""
+"""Reads of a campaign's audit records: the current decisions per (item, key), their resolution,
+the adjudication queue and the report's inputs. One query per table, so a 756-item campaign with
+three reviewers reads in a few milliseconds.
+
+A *scheme* says what a kind's decisions are keyed by: the audit's criteria C1 … C7 under the
+payload's ``criteria``, the boundary audit's four windows under ``windows``
+(``review.boundary``). Resolution and adjudication are the same for every scheme."""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from review.audit.criteria import CRITERION_IDS
 from review.audit.resolution import NEEDS_ADJUDICATION, Resolution, resolve
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """What a kind's decisions are keyed by.
+
+    - ``keys``: the keys in their fixed order (criteria, windows);
+    - ``answers``: the payload field holding ``{key: {"label", "comment", …}}``;
+    - ``key_field``: what the import format and the pages call a key (``criterion``, ``window``);
+    - ``part_of(key)``: the campaign part a key is submitted in;
+    - ``parts``: every part, in order;
+    - ``error_codes(campaign)``: the error codes an Invalid may carry;
+    - ``error_types``: whether answers carry error types at all."""
+
+    keys: tuple[str, ...]
+    answers: str
+    key_field: str
+    parts: tuple[str, ...]
+    part_of: Callable[[str], str]
+    error_codes: Callable[[object], tuple[str, ...]] = lambda campaign: ()
+    error_types: bool = True
+
+
+def _audit_part(cid: str) -> str:
+    from review.audit.criteria import BY_ID
+    from review.audit.kind import PART_OF_PHASE
+
+    return PART_OF_PHASE[BY_ID[cid].phase]
+
+
+def _audit_codes(campaign) -> tuple[str, ...]:
+    from review.audit.kind import campaign_error_codes
+
+    return campaign_error_codes(campaign)
+
+
+AUDIT = Scheme(
+    keys=CRITERION_IDS,
+    answers="criteria",
+    key_field="criterion",
+    parts=("phase1", "phase2"),
+    part_of=_audit_part,
+    error_codes=_audit_codes,
+)
 
 
 @dataclass
@@ -37,7 +86,7 @@ class ItemRecord:
         )
 
 
-def campaign_records(campaign, *, item_ids=None) -> dict[int, ItemRecord]:
+def campaign_records(campaign, *, item_ids=None, scheme: Scheme = AUDIT) -> dict[int, ItemRecord]:
     """Every item of the campaign with its current decisions and adjudications (by item id)."""
     from review.audit.models import Adjudication
     from review.campaigns.models import CampaignItem, Submission
@@ -55,8 +104,8 @@ def campaign_records(campaign, *, item_ids=None) -> dict[int, ItemRecord]:
         record = records.get(item_id)
         if record is None:
             continue
-        for cid, answer in (payload or {}).get("criteria", {}).items():
-            if cid in CRITERION_IDS and answer.get("label"):
+        for cid, answer in (payload or {}).get(scheme.answers, {}).items():
+            if cid in scheme.keys and answer.get("label"):
                 record.decisions[cid].append(
                     Decision(
                         person_id,
@@ -72,19 +121,19 @@ def campaign_records(campaign, *, item_ids=None) -> dict[int, ItemRecord]:
     return records
 
 
-def needs_adjudication(record: ItemRecord, required: int) -> list[str]:
-    """The criteria of an item still waiting for an adjudicator."""
+def needs_adjudication(record: ItemRecord, required: int, scheme: Scheme = AUDIT) -> list[str]:
+    """The keys (criteria, windows) of an item still waiting for an adjudicator."""
     return [
-        cid for cid in CRITERION_IDS if record.resolution(cid, required).state == NEEDS_ADJUDICATION
+        cid for cid in scheme.keys if record.resolution(cid, required).state == NEEDS_ADJUDICATION
     ]
 
 
-def adjudication_queue(campaign) -> list[tuple[int, list[str]]]:
-    """(item id, criteria waiting) for every item with at least one, in item order."""
-    records = campaign_records(campaign)
+def adjudication_queue(campaign, scheme: Scheme = AUDIT) -> list[tuple[int, list[str]]]:
+    """(item id, keys waiting) for every item with at least one, in item order."""
+    records = campaign_records(campaign, scheme=scheme)
     queue = []
     for item_id in sorted(records):
-        waiting = needs_adjudication(records[item_id], campaign.per_item)
+        waiting = needs_adjudication(records[item_id], campaign.per_item, scheme)
         if waiting:
             queue.append((item_id, waiting))
     return queue

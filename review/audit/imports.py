@@ -12,6 +12,9 @@ The whole file is checked before anything is written; any problem refuses all of
 problem listed by line number. A decision lands as the reviewer's submission of the criterion's
 phase (a new one superseding the current one when there is one, both kept), an adjudication as
 a new adjudication row.
+
+The boundary audit reads and writes the same format with ``window`` in place of ``criterion``
+and no error types: every function takes the kind's ``scheme`` (``review.audit.decisions``).
 """
 
 from __future__ import annotations
@@ -26,18 +29,17 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from review.audit.criteria import (
-    ADJUDICATION_LABELS,
-    BY_ID,
-    CRITERION_IDS,
-    INVALID,
-    LABELS,
-)
-from review.audit.kind import MAX_COMMENT, PART_OF_PHASE, campaign_error_codes
+from review.audit.criteria import ADJUDICATION_LABELS, INVALID, LABELS
+from review.audit.decisions import AUDIT, Scheme
+from review.audit.kind import MAX_COMMENT
 from studio.services import now
 
-DECISION_KEYS = {"kind", "reviewer", "step", "criterion", "label", "comment", "error_types"}
-ADJUDICATION_KEYS = {"kind", "adjudicator", "step", "criterion", "label", "comment"}
+
+def _allowed(scheme: Scheme, kind: str) -> set[str]:
+    if kind == "adjudication":
+        return {"kind", "adjudicator", "step", scheme.key_field, "label", "comment"}
+    fields = {"kind", "reviewer", "step", scheme.key_field, "label", "comment"}
+    return fields | ({"error_types"} if scheme.error_types else set())
 
 
 class ImportRefused(ValidationError):
@@ -60,7 +62,7 @@ def read_lines(path: Path) -> Iterator[tuple[int, object]]:
                 yield number, ValueError(f"not JSON ({exc.msg} at column {exc.colno})")
 
 
-def _check_line(record, *, codes) -> str | None:
+def _check_line(record, *, codes, scheme: Scheme = AUDIT) -> str | None:
     if isinstance(record, ValueError):
         return str(record)
     if not isinstance(record, dict):
@@ -68,16 +70,17 @@ def _check_line(record, *, codes) -> str | None:
     kind = record.get("kind")
     if kind not in ("decision", "adjudication"):
         return 'kind must be "decision" or "adjudication"'
-    allowed = DECISION_KEYS if kind == "decision" else ADJUDICATION_KEYS
-    extra = sorted(set(record) - allowed)
+    extra = sorted(set(record) - _allowed(scheme, kind))
     if extra:
         return f"unknown field(s) {', '.join(extra)}"
     who = "reviewer" if kind == "decision" else "adjudicator"
-    for key in (who, "step", "criterion", "label"):
+    field = scheme.key_field
+    for key in (who, "step", field, "label"):
         if not isinstance(record.get(key), str) or not record[key]:
             return f"{key} is missing (a text)"
-    if record["criterion"] not in CRITERION_IDS:
-        return f"unknown criterion {record['criterion']!r} (C1 … C7)"
+    if record[field] not in scheme.keys:
+        known = "C1 … C7" if scheme is AUDIT else ", ".join(scheme.keys)
+        return f"unknown {field} {record[field]!r} ({known})"
     labels = LABELS if kind == "decision" else ADJUDICATION_LABELS
     if record["label"] not in labels:
         return f"label must be one of {', '.join(labels)}"
@@ -95,13 +98,15 @@ def _check_line(record, *, codes) -> str | None:
     return None
 
 
-def decisions_load(*, campaign, lines: Iterable, author=None, source: str = "") -> dict:
+def decisions_load(
+    *, campaign, lines: Iterable, author=None, source: str = "", scheme: Scheme = AUDIT
+) -> dict:
     """Validate every line, then write them all in one transaction. ``lines`` holds parsed
     objects or ``(number, object)`` pairs. Returns counts; raises ImportRefused."""
     from review.campaigns.models import CampaignItem, Exclusion
 
     numbered = [ln if isinstance(ln, tuple) else (i, ln) for i, ln in enumerate(lines, 1)]
-    codes = campaign_error_codes(campaign)
+    codes = scheme.error_codes(campaign)
     problems: list[tuple[int, str]] = []
     users = get_user_model().objects
     names = {
@@ -123,12 +128,12 @@ def decisions_load(*, campaign, lines: Iterable, author=None, source: str = "") 
     good = []
     seen = set()
     for number, record in numbered:
-        problem = _check_line(record, codes=codes)
+        problem = _check_line(record, codes=codes, scheme=scheme)
         if problem is None:
             who = record.get("reviewer") or record.get("adjudicator")
             user = by_name.get(who)
             item_id = items.get(record["step"].strip().lower())
-            key = (record["kind"], who, record["step"], record["criterion"])
+            key = (record["kind"], who, record["step"], record[scheme.key_field])
             if user is None:
                 problem = f"unknown user {who!r}"
             elif item_id is None:
@@ -140,7 +145,7 @@ def decisions_load(*, campaign, lines: Iterable, author=None, source: str = "") 
             elif record["kind"] == "adjudication" and not roles_of(user) & {ADJUDICATOR, ADMIN}:
                 problem = f"{who} is neither an adjudicator nor an admin"
             elif key in seen:
-                problem = "the same reviewer, step and criterion appear twice"
+                problem = f"the same reviewer, step and {scheme.key_field} appear twice"
             else:
                 seen.add(key)
                 good.append((number, record, user, item_id))
@@ -150,7 +155,7 @@ def decisions_load(*, campaign, lines: Iterable, author=None, source: str = "") 
         problems = _check_reviewer_counts(campaign, good)
     if problems:
         raise ImportRefused(problems)
-    return _write(campaign, good, source=source)
+    return _write(campaign, good, source=source, scheme=scheme)
 
 
 def _check_reviewer_counts(campaign, good) -> list[tuple[int, str]]:
@@ -174,7 +179,7 @@ def _check_reviewer_counts(campaign, good) -> list[tuple[int, str]]:
 
 
 @transaction.atomic
-def _write(campaign, good, *, source: str) -> dict:
+def _write(campaign, good, *, source: str, scheme: Scheme) -> dict:
     from review.audit.models import Adjudication
     from review.campaigns.models import Assignment, Submission
     from review.campaigns.services import current_submission
@@ -184,25 +189,24 @@ def _write(campaign, good, *, source: str) -> dict:
     users = {}
     adjudications = 0
     for _number, record, user, item_id in good:
+        key = record[scheme.key_field]
         if record["kind"] == "decision":
-            part = PART_OF_PHASE[BY_ID[record["criterion"]].phase]
+            part = scheme.part_of(key)
             users[user.pk] = user
             label = record["label"]
-            parts[(user.pk, item_id, part)][record["criterion"]] = {
-                "label": label,
-                "comment": (record.get("comment") or "").strip(),
-                "error_types": sorted(set(record.get("error_types") or []))
-                if label == INVALID
-                else [],
-            }
+            answer = {"label": label, "comment": (record.get("comment") or "").strip()}
+            if scheme.error_types:
+                types = record.get("error_types") or []
+                answer["error_types"] = sorted(set(types)) if label == INVALID else []
+            parts[(user.pk, item_id, part)][key] = answer
         else:
             previous = Adjudication.objects.filter(
-                item_id=item_id, criterion=record["criterion"], superseded_by__isnull=True
+                item_id=item_id, criterion=key, superseded_by__isnull=True
             ).first()
             Adjudication.objects.create(
                 campaign=campaign,
                 item_id=item_id,
-                criterion=record["criterion"],
+                criterion=key,
                 label=record["label"],
                 comment=(record.get("comment") or "").strip(),
                 adjudicator=user,
@@ -226,21 +230,19 @@ def _write(campaign, good, *, source: str) -> dict:
                 claims=0,
             )
         current = current_submission(assignment=assignment, part=part)
-        merged = {**(current.payload.get("criteria", {}) if current else {}), **criteria}
+        merged = {**(current.payload.get(scheme.answers, {}) if current else {}), **criteria}
         Submission.objects.create(
             assignment=assignment,
             campaign=campaign,
             item_id=item_id,
             person_id=person_id,
             part=part,
-            payload={"criteria": merged},
+            payload={scheme.answers: merged},
             supersedes=current,
             reason=reason if current else "",
             created_at=at,
         )
         touched.add(assignment.pk)
-    from review.audit.kind import PARTS
-
     for assignment in Assignment.objects.filter(pk__in=touched):
         done = set(
             Submission.objects.filter(
@@ -248,7 +250,7 @@ def _write(campaign, good, *, source: str) -> dict:
             ).values_list("part", flat=True)
         )
         fields = {"committed": True}
-        if done >= set(PARTS):
+        if done >= set(scheme.parts):
             fields |= {
                 "state": Assignment.State.DONE,
                 "lease_expires_at": None,
@@ -262,7 +264,7 @@ def _write(campaign, good, *, source: str) -> dict:
     }
 
 
-def decisions_export(*, campaign) -> Iterator[dict]:
+def decisions_export(*, campaign, scheme: Scheme = AUDIT) -> Iterator[dict]:
     """The campaign's current decisions and adjudications in the import format, ordered by
     step, then criterion, then reviewer (what ``decisions_load`` reads back unchanged)."""
     from review.audit.models import Adjudication
@@ -273,14 +275,14 @@ def decisions_export(*, campaign) -> Iterator[dict]:
     )
     out = []
     for sample_id, username, payload in rows.iterator(chunk_size=2000):
-        for cid, answer in sorted((payload or {}).get("criteria", {}).items()):
+        for cid, answer in sorted((payload or {}).get(scheme.answers, {}).items()):
             if not answer.get("label"):
                 continue
             line = {
                 "kind": "decision",
                 "reviewer": username,
                 "step": str(sample_id),
-                "criterion": cid,
+                scheme.key_field: cid,
                 "label": answer["label"],
             }
             if answer.get("comment"):
@@ -288,7 +290,7 @@ def decisions_export(*, campaign) -> Iterator[dict]:
             if answer.get("error_types"):
                 line["error_types"] = list(answer["error_types"])
             out.append(line)
-    out.sort(key=lambda ln: (ln["step"], ln["criterion"], ln["reviewer"]))
+    out.sort(key=lambda ln: (ln["step"], ln[scheme.key_field], ln["reviewer"]))
     yield from out
     adjs = (
         Adjudication.objects.filter(campaign=campaign, superseded_by__isnull=True)
@@ -302,7 +304,7 @@ def decisions_export(*, campaign) -> Iterator[dict]:
             "kind": "adjudication",
             "adjudicator": username,
             "step": str(sample_id),
-            "criterion": cid,
+            scheme.key_field: cid,
             "label": label,
         }
         if comment:

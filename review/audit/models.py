@@ -12,6 +12,10 @@ from django.db import models
 from django.db.models import Q
 
 from review.audit.criteria import ADJUDICATION_LABELS, CORRECTION_CODES, CRITERION_IDS
+from review.boundary.windows import WINDOW_NAMES
+
+# What an adjudication decides: an audit criterion, or a boundary audit's window.
+ADJUDICATION_KEYS = CRITERION_IDS + WINDOW_NAMES
 
 
 class ImmutableError(PermissionError):
@@ -42,7 +46,9 @@ class _AppendOnly(models.Model):
 
 
 class Adjudication(_AppendOnly):
-    """The adjudicated label of one (item, criterion) that the reviewers left unresolved."""
+    """The adjudicated label of one (item, criterion) that the reviewers left unresolved; in a
+    boundary audit the "criterion" is the window (early, official, outcome_visible,
+    next_visible)."""
 
     campaign = models.ForeignKey(
         "review.Campaign", on_delete=models.PROTECT, related_name="adjudications"
@@ -50,7 +56,11 @@ class Adjudication(_AppendOnly):
     item = models.ForeignKey(
         "review.CampaignItem", on_delete=models.PROTECT, related_name="adjudications"
     )
-    criterion = models.CharField(max_length=2, choices=[(c, c) for c in CRITERION_IDS])
+    criterion = models.CharField(
+        max_length=20,
+        choices=[(c, c) for c in ADJUDICATION_KEYS],
+        help_text="The criterion (audit) or window (boundary audit)",
+    )
     label = models.CharField(max_length=10, choices=[(v, v) for v in ADJUDICATION_LABELS])
     comment = models.TextField(blank=True)
     adjudicator = models.ForeignKey(
@@ -60,13 +70,15 @@ class Adjudication(_AppendOnly):
     supersedes = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"
     )
-    imported = models.BooleanField(default=False, help_text="Loaded by audit_import_decisions")
+    imported = models.BooleanField(
+        default=False, help_text="Loaded by audit_import_decisions or boundary_import_decisions"
+    )
 
     class Meta:
         ordering = ["item_id", "criterion", "created_at", "id"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(criterion__in=CRITERION_IDS), name="adjudication_criterion_valid"
+                condition=Q(criterion__in=ADJUDICATION_KEYS), name="adjudication_criterion_valid"
             ),
             models.CheckConstraint(
                 condition=Q(label__in=ADJUDICATION_LABELS), name="adjudication_label_valid"

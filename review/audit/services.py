@@ -10,27 +10,34 @@ from django.db import transaction
 
 from annotation.models import MicroStep, StepRevision
 from review.audit.criteria import ADJUDICATION_LABELS, CORRECTION_CODES
-from review.audit.decisions import campaign_records, needs_adjudication
+from review.audit.decisions import AUDIT, Scheme, campaign_records, needs_adjudication
 from review.audit.models import Adjudication, Correction
 from studio.services import now
 
 
 @transaction.atomic
 def adjudicate(
-    *, campaign, item, adjudicator, labels: Mapping[str, str], comment: str = ""
+    *,
+    campaign,
+    item,
+    adjudicator,
+    labels: Mapping[str, str],
+    comment: str = "",
+    scheme: Scheme = AUDIT,
 ) -> list:
-    """Record the adjudicator's valid/invalid for criteria of ``item`` that wait for one.
+    """Record the adjudicator's valid/invalid for criteria (or, with the boundary scheme,
+    windows) of ``item`` that wait for one.
 
-    Refuses (nothing written) a criterion that does not wait, or a label other than valid or
-    invalid. A second adjudication of the same criterion supersedes the first (both kept)."""
-    record = campaign_records(campaign, item_ids=[item.pk])[item.pk]
-    waiting = set(needs_adjudication(record, campaign.per_item))
+    Refuses (nothing written) a key that does not wait, or a label other than valid or
+    invalid. A second adjudication of the same key supersedes the first (both kept)."""
+    record = campaign_records(campaign, item_ids=[item.pk], scheme=scheme)[item.pk]
+    waiting = set(needs_adjudication(record, campaign.per_item, scheme))
     errors = {}
     for cid, label in labels.items():
         if label not in ADJUDICATION_LABELS:
             errors[cid] = "An adjudicator answers valid or invalid."
         elif cid not in waiting and cid not in record.adjudications:
-            errors[cid] = "This criterion does not wait for adjudication."
+            errors[cid] = f"This {scheme.key_field} does not wait for adjudication."
     if not labels:
         errors["labels"] = "Choose valid or invalid for at least one criterion."
     if errors:

@@ -58,7 +58,12 @@ def benchmark_scores(prediction_run: Run, judge_run: Run) -> dict:
 
 def qa_summary(judge_run: Run) -> dict:
     """Accuracy and mean 0-5 score over the judged records; errors and review cases apart."""
-    rows = list(judge_run.judgements.values_list("outcome", "correct", "score", "review"))
+    return qa_counts(judge_run.judgements.values_list("outcome", "correct", "score", "review"))
+
+
+def qa_counts(rows) -> dict:
+    """``qa_summary`` over any ``(outcome, correct, score, review)`` rows (a stratum of them)."""
+    rows = list(rows)
     judged = [(c, s) for o, c, s, r in rows if o == Outcome.OK and not r]
     return {
         "records": len(rows),

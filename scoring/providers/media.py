@@ -19,7 +19,6 @@ created the run already hashed.
 
 from __future__ import annotations
 
-import binascii
 import hashlib
 import json
 import os
@@ -28,6 +27,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+import pybase64
 
 READ_CHUNK = 1 << 20
 _MEMO_SIZE = 32768  # files (about 200 bytes each)
@@ -164,7 +165,7 @@ def frames_payload(paths: list, *, mime: str = "image/png") -> MediaPayload:
         encoded = []
         for i, path in enumerate(paths):
             data = read[i] if i < len(read) and read[i] is not None else _read(path)
-            encoded.append(("image_url", prefix, binascii.b2a_base64(data, newline=False)))
+            encoded.append(("image_url", prefix, pybase64.b64encode(data)))
         return encoded
 
     return MediaPayload(
@@ -185,7 +186,7 @@ def video_base64_payload(path, *, mime: str = "video/mp4") -> MediaPayload:
 
     def encode() -> list[tuple[str, bytes, bytes]]:
         data = read[0] if read and read[0] is not None else _read(path)
-        return [("video_url", prefix, binascii.b2a_base64(data, newline=False))]
+        return [("video_url", prefix, pybase64.b64encode(data))]
 
     return MediaPayload(
         sha256=sha,

@@ -16,9 +16,10 @@ from scoring.reports.provenance import (
     runs_fingerprint,
     set_of,
 )
-from scoring.stats import Contrast, study_estimates
-from scoring.studies.scores import study_table
+from scoring.stats import Contrast, controlled_valid, study_estimates
+from scoring.studies.scores import study_table, window_filter
 from scoring.studies.templates import COMPOSITE
+from studio.canonical import sample_list_sha256
 
 FORMAT = "intent-studio.study-report/1"
 NO_WINDOW_FILTER = (
@@ -31,10 +32,19 @@ def _links(study: Study):
     return list(study.study_runs.select_related("run", "endpoint"))
 
 
-def study_inputs(study: Study) -> dict:
-    """Everything the report depends on (no floats: canonical bytes)."""
+def study_inputs(study: Study, filter_set: dict | None = None) -> dict:
+    """Everything the report depends on (no floats: canonical bytes). A boundary audit's
+    four-way valid set enters by its campaign and the SHA-256 of its sorted sample ids, so a
+    new ruling or adjudication makes a new report."""
     links = _links(study)
+    extra = {}
+    if filter_set is not None:
+        extra["window_filter"] = {
+            "campaign": filter_set["campaign"],
+            "valid_sha256": sample_list_sha256(filter_set["valid"]),
+        }
     return {
+        **extra,
         "format": FORMAT,
         "study": {
             "name": study.name,
@@ -57,7 +67,27 @@ def study_inputs(study: Study) -> dict:
     }
 
 
-def study_provenance(study: Study) -> dict:
+def filter_provenance(filter_set: dict | None, table) -> str | dict:
+    """Which set filtered the windows: the boundary audit's four-way valid set with the sizes
+    the paper keeps apart (audited, official valid, four-way valid, and four-way valid with
+    complete predictions: valid under every condition for every model), or the sentence saying
+    no filter was applied."""
+    if filter_set is None:
+        return NO_WINDOW_FILTER
+    complete = int(controlled_valid(table).all(axis=0).sum()) if len(table.items) else 0
+    return {
+        "set": "four_way_valid",
+        "source": "boundary audit",
+        "campaign": filter_set["campaign"],
+        "campaign_state": filter_set["state"],
+        "rule": "a step stays in every condition only when its Early, Official, Outcome "
+        "visible and Next visible windows were all resolved valid by the boundary audit",
+        **filter_set["sets"],
+        "four_way_valid_complete_predictions": complete,
+    }
+
+
+def study_provenance(study: Study, *, window_filter_applied=NO_WINDOW_FILTER) -> dict:
     links = _links(study)
     returned = returned_models(sr.run_id for sr in links)
     models = []
@@ -85,7 +115,7 @@ def study_provenance(study: Study) -> dict:
             "seed": study.judge_seed,
             "runs": {sr.condition: sr.run.name for sr in judges},
         },
-        "window_filter": NO_WINDOW_FILTER,
+        "window_filter": window_filter_applied,
     }
 
 
@@ -96,8 +126,8 @@ def _contrasts(study: Study) -> list[Contrast]:
     ]
 
 
-def compute_study_report(study: Study) -> dict:
-    table = study_table(study)
+def compute_study_report(study: Study, filter_set: dict | None = None) -> dict:
+    table = study_table(study, filter_set=filter_set)
     result = study_estimates(
         table,
         contrasts=_contrasts(study),
@@ -115,18 +145,21 @@ def compute_study_report(study: Study) -> dict:
         "conditions_order": list(study.conditions),
         "models_order": list(table.models),
         "steps": len(table.items),
-        "provenance": study_provenance(study),
+        "provenance": study_provenance(
+            study, window_filter_applied=filter_provenance(filter_set, table)
+        ),
         **result,
     }
 
 
 def study_report(study: Study, *, fresh: bool = False) -> tuple[str, bool]:
     """The report's JSON text and whether it was served from the cache."""
+    filter_set = window_filter(study)
     return cached_report(
         kind="study",
         subject=study.name,
-        inputs=study_inputs(study),
-        compute=lambda: compute_study_report(study),
+        inputs=study_inputs(study, filter_set),
+        compute=lambda: compute_study_report(study, filter_set),
         fresh=fresh,
     )
 
@@ -143,12 +176,19 @@ COLUMNS = {
         "dimension",
         "n",
         "videos",
+        "scenes",
         "estimate",
         "low",
         "high",
         "significant",
         "scene_macro",
+        "scene_macro_low",
+        "scene_macro_high",
+        "scene_macro_significant",
         "video_macro",
+        "video_macro_low",
+        "video_macro_high",
+        "video_macro_significant",
     ],
     "conditions": [
         "stratum",

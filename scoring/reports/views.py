@@ -12,16 +12,26 @@ def fmt(x, signed=False) -> str:
     return f"{x:+.2f}" if signed else f"{x:.2f}"
 
 
+def _interval_text(low, high) -> str:
+    return "—" if low is None or high is None else f"[{fmt(low, True)}, {fmt(high, True)}]"
+
+
 def _effect_row(r: dict) -> dict:
-    return {
-        **r,
-        "estimate_text": fmt(r["estimate"], signed=True),
-        "interval_text": "—"
-        if r["low"] is None
-        else f"[{fmt(r['low'], True)}, {fmt(r['high'], True)}]",
-        "scene_text": fmt(r["scene_macro"], True),
-        "video_text": fmt(r["video_macro"], True),
-    }
+    """The row with its three variants (micro, scene macro, video macro) as display cells."""
+    variants = []
+    for key, prefix in (
+        ("estimate", ""),
+        ("scene_macro", "scene_macro_"),
+        ("video_macro", "video_macro_"),
+    ):
+        variants.append(
+            {
+                "text": fmt(r[key], signed=True),
+                "interval": _interval_text(r[f"{prefix}low"], r[f"{prefix}high"]),
+                "significant": r[f"{prefix}significant"],
+            }
+        )
+    return {**r, "variants": variants}
 
 
 def condition_table(report: dict, stratum="all", level="all") -> dict:

@@ -1,5 +1,5 @@
-"""The drivers' two hot queries, each one statement: claiming the next item of a run and finding
-an item's cached result.
+"""The drivers' hot queries, each one statement: claiming the next item of a run, finding an
+item's cached result, and storing its result with its judgements.
 
 A driver runs them for every call, dozens of times a second, and the ORM spends more time
 building these queries than the database spends answering them. The claim keeps the lease rules
@@ -7,6 +7,12 @@ of ``studio.leases.lease_claim`` exactly (a new owner token, the expiry, ``attem
 when nobody holds the row); on PostgreSQL it is one ``UPDATE ... WHERE id = (SELECT ... FOR UPDATE
 SKIP LOCKED) RETURNING``, so drivers never race for a row and a claim is one round trip. Other
 databases (SQLite writes one transaction at a time) take the ORM path of ``lease_claim``.
+
+Storing keeps the rule of ``studio.leases.lease_release`` (written only while the caller holds
+the lease, the lease cleared) and writes the item and its judgements together or not at all: on
+PostgreSQL one ``WITH item AS (UPDATE ... RETURNING id), j1 AS (UPDATE ... WHERE EXISTS (SELECT
+1 FROM item)) SELECT count(*) FROM item``, one round trip and atomic as any single statement;
+elsewhere the ORM updates in a transaction.
 """
 
 from __future__ import annotations
@@ -16,13 +22,13 @@ from datetime import timedelta
 from functools import cache
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.db.models import Q
 
 from media.models import RenderedMedia
 from scoring.models import ItemState, Outcome, RunItem
 from studio import services as studio_services
-from studio.leases import lease_claim, worker_id
+from studio.leases import lease_claim, lease_release, worker_id
 
 # Never read by a driver (a cache hit reads it on its own): kept out of the claim.
 _NOT_READ = {"raw_response"}
@@ -121,3 +127,71 @@ def cached_result(key: str, *, exclude_id: int) -> tuple[int, str, str] | None:
     with connection.cursor() as cursor:
         cursor.execute(_cache_statement(), [key, Outcome.OK, ItemState.DONE, exclude_id])
         return cursor.fetchone()
+
+
+Update = tuple[type[models.Model], dict, dict]  # (model, which rows by field, new values)
+
+
+def _column(model: type[models.Model], name: str) -> tuple[str, models.Field]:
+    field = model._meta.get_field(name)
+    return connection.ops.quote_name(field.column), field
+
+
+@cache
+def _store_statement(fields: tuple[str, ...], updates: tuple[tuple, ...]) -> str:
+    """The statement for an item's ``fields`` and the judgement ``updates`` (their models, the
+    fields they select by and the fields they set), values bound in that order."""
+    quote = connection.ops.quote_name
+
+    def assignments(model, names) -> str:
+        return ", ".join(f"{_column(model, n)[0]} = %s" for n in names)
+
+    item = quote(RunItem._meta.db_table)
+    sets = assignments(RunItem, ("lease_owner", "lease_expires_at", *fields))
+    # Table and column names come from the models; every value is bound.
+    held = "id = %s AND lease_owner = %s"
+    parts = [f"item AS (UPDATE {item} SET {sets} WHERE {held} RETURNING id)"]  # noqa: S608
+    for n, (model, where, values) in enumerate(updates, start=1):
+        table = quote(model._meta.db_table)
+        match = " AND ".join(f"{_column(model, w)[0]} = %s" for w in where)
+        parts.append(
+            f"u{n} AS (UPDATE {table} SET {assignments(model, values)}"  # noqa: S608
+            f" WHERE {match} AND EXISTS (SELECT 1 FROM item))"
+        )
+    return "WITH " + ",\n     ".join(parts) + "\nSELECT count(*) FROM item"
+
+
+def _prepared(model: type[models.Model], values: dict, names) -> list:
+    out = []
+    for name in names:
+        _quoted, field = _column(model, name)
+        out.append(field.get_db_prep_save(values[name], connection))
+    return out
+
+
+def result_store(*, item_id: int, owner: str, fields: dict, updates: list[Update]) -> bool:
+    """Write an item's result and its judgements' updates if ``owner`` still holds its lease
+    (clearing the lease); False, and nothing written, when someone else took it over."""
+    plain = all(
+        not hasattr(v, "resolve_expression")
+        for values in (fields, *(u[2] for u in updates))
+        for v in values.values()
+    )
+    if connection.vendor != "postgresql" or not plain:
+        with transaction.atomic():
+            if not lease_release(model=RunItem, pk=item_id, owner=owner, set=fields):
+                return False
+            for model, where, values in updates:
+                model.objects.filter(**where).update(**values)
+        return True
+    names = tuple(fields)
+    shape = tuple((model, tuple(where), tuple(values)) for model, where, values in updates)
+    params = ["", None, *_prepared(RunItem, fields, names), item_id, owner]
+    for (model, where_names, value_names), (_m, where, values) in zip(shape, updates, strict=True):
+        params += _prepared(model, values, value_names)
+        params += [
+            model._meta.get_field(w).get_db_prep_value(where[w], connection) for w in where_names
+        ]
+    with connection.cursor() as cursor:
+        cursor.execute(_store_statement(names, shape), params)
+        return cursor.fetchone()[0] == 1

@@ -37,7 +37,7 @@ from scoring.packages import (
     response_format,
 )
 from scoring.providers import CallResult, Cancelled, MediaPayload, body_bytes, chat_call
-from scoring.runs.claims import cached_result, claim_next
+from scoring.runs.claims import cached_result, claim_next, result_store
 from scoring.runs.media import MediaNotReady, digests_load, digests_record, media_payload
 from scoring.runs.services import drivers_enqueue, endpoint_config, run_finish_if_done
 from studio import services as studio_services
@@ -260,11 +260,8 @@ def execute_item(run: Run, package: Package, handler, item: RunItem, owner: str,
             "error": "",
         }
         fields.setdefault("prediction", None)
-    with transaction.atomic():
-        if not lease_release(model=RunItem, pk=item_id, owner=owner, set=fields):
-            return "lost"  # someone else took over; their result stands
-        for model, where, values in updates:
-            model.objects.filter(**where).update(**values)
+    if not result_store(item_id=item_id, owner=owner, fields=fields, updates=updates):
+        return "lost"  # someone else took over; their result stands
     return fields["outcome"]
 
 

@@ -4,7 +4,7 @@ Each function documents its input shapes, the paper equation it implements and i
 degenerate input; see also ``docs/statistics.md``.
 """
 
-from .agreement import fleiss_kappa, icc_2k, icc_21, raw_agreement
+from .agreement import fleiss_kappa, icc_2k, icc_2k_interval, icc_21, raw_agreement
 from .alpha import krippendorff_alpha
 from .bootstrap import (
     BootstrapBatch,
@@ -44,6 +44,7 @@ __all__ = [
     "fleiss_kappa",
     "group_means",
     "icc_2k",
+    "icc_2k_interval",
     "icc_21",
     "judge_agreement",
     "krippendorff_alpha",

@@ -147,3 +147,53 @@ def icc_2k(ratings) -> float:
     if denom == 0:
         return float("nan")
     return float((msr - mse) / denom)
+
+
+def icc_2k_interval(ratings, confidence: float = 0.95) -> tuple[float, float]:
+    """Confidence interval of ICC(2,k) (McGraw & Wong 1996, case 2A, the F-based interval).
+
+    ``ratings`` as for :func:`icc_2k`. With the mean squares MSR (items), MSC (raters), MSE
+    (residual), ``rho`` = ICC(2,1), ``Fj = MSC / MSE`` and the Satterthwaite degrees of freedom
+    ``v = (k-1)(n-1) (k rho Fj + n (1 + (k-1) rho) - k rho)^2 /
+    ((n-1) k^2 rho^2 Fj^2 + (n (1 + (k-1) rho) - k rho)^2)``, the single-rater bounds are::
+
+        low1  = n (MSR - F* MSE) / (F* (k MSC + (kn - k - n) MSE) + n MSR),
+                F* = F quantile (1 + c) / 2 with (n - 1, v) degrees of freedom
+        high1 = n (F' MSR - MSE) / (k MSC + (kn - k - n) MSE + n F' MSR),
+                F' = F quantile (1 + c) / 2 with (v, n - 1) degrees of freedom
+
+    and the k-rater bounds follow by Spearman-Brown, ``b k / (1 + (k - 1) b)``.
+
+    Returns ``(low, high)``. Degenerate input (as for :func:`icc_2k`) gives ``(nan, nan)``.
+    Raises ``ValueError`` for bad ratings or a ``confidence`` outside (0, 1).
+    """
+    from scipy.stats import f as f_dist
+
+    from ._checks import confidence_level
+
+    c = confidence_level(confidence)
+    ms = _icc_mean_squares(ratings)
+    if ms is None:
+        return float("nan"), float("nan")
+    msr, msc, mse, n, k = ms
+    denom = msr + (k - 1) * mse + k * (msc - mse) / n
+    if denom == 0 or mse == 0:
+        return float("nan"), float("nan")
+    rho = (msr - mse) / denom
+    fj = msc / mse
+    core = n * (1 + (k - 1) * rho) - k * rho
+    v_den = (n - 1) * k**2 * rho**2 * fj**2 + core**2
+    if v_den == 0:
+        return float("nan"), float("nan")
+    v = (k - 1) * (n - 1) * (k * rho * fj + core) ** 2 / v_den
+    q = (1 + c) / 2
+    f_low = float(f_dist.ppf(q, n - 1, v))
+    f_high = float(f_dist.ppf(q, v, n - 1))
+    shared = k * msc + (k * n - k - n) * mse
+    low1 = n * (msr - f_low * mse) / (f_low * shared + n * msr)
+    high1 = n * (f_high * msr - mse) / (shared + n * f_high * msr)
+
+    def spearman_brown(b: float) -> float:
+        return float(b * k / (1 + (k - 1) * b))
+
+    return spearman_brown(low1), spearman_brown(high1)

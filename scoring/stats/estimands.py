@@ -12,9 +12,10 @@ controlled-study rule (execution failures removed symmetrically, appendix I.3):
   set of A and B (``common="pair"``) or of every condition of the study (``common="study"``),
   averaged afterwards (eq. 45), never a difference of two means; a **gain test** (table 2B) is
   the per-item difference of two dimensions' effects, ``(A - B)[x] - (A - B)[y]``;
-- every effect gets its micro estimate with the percentile interval of
-  :func:`~scoring.stats.bootstrap.clustered_bootstrap` (same draw rule and seed), its scene- and
-  video-macro estimates (point values), the effective N and the number of source videos.
+- every effect gets its micro, scene-macro and video-macro estimates, each with the percentile
+  interval of :func:`~scoring.stats.bootstrap.clustered_bootstrap` for that statistic (same draw
+  rule and seed, so the three share their replicates' draws) and its significance, the
+  effective N and the numbers of source videos and scenes.
 
 Breakdowns (scene, and every stratum of the table such as a duration bin or a tag) repeat the
 same computation on the items of each level.
@@ -33,6 +34,9 @@ from .scoretable import ScoreTable, controlled_valid, controlled_values, exclusi
 
 ALL_MODELS = "all models"
 ALL = "all"
+#: The three means of every effect (eqs. 42-44) and the prefix of their keys in an effect row.
+STATISTICS = ("micro", "scene_macro", "video_macro")
+PREFIXES = ("", "scene_macro_", "video_macro_")
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,8 @@ def group_means(values, scenes, videos) -> dict[str, np.ndarray]:
 
     ``values`` is (S, N) with ``nan`` = not in the row's set; ``scenes`` and ``videos`` are the
     items' labels. A group with no valid item in a row does not count in that row's C or V.
-    Returns arrays of length S: ``micro``, ``scene_macro``, ``video_macro`` and ``n``."""
+    Returns arrays of length S: ``micro``, ``scene_macro``, ``video_macro``, ``n`` and the
+    number of groups with a valid item, ``scenes`` and ``videos``."""
     v = np.asarray(values, dtype=np.float64)
     valid = np.isfinite(v)
     v0 = np.where(valid, v, 0.0)
@@ -69,6 +74,7 @@ def group_means(values, scenes, videos) -> dict[str, np.ndarray]:
         present = sizes > 0
         means = np.divide(sums, sizes, out=np.zeros_like(sums), where=present)
         groups = present.sum(axis=1)
+        out[name.split("_")[0] + "s"] = groups
         out[name] = np.where(groups > 0, means.sum(axis=1) / np.maximum(groups, 1), np.nan)
     return out
 
@@ -98,6 +104,21 @@ def _levels(table: ScoreTable, strata) -> list[tuple[str, str, np.ndarray]]:
 def _clean(x) -> float | None:
     x = float(x)
     return None if np.isnan(x) else x
+
+
+def _interval(batch, point, r: int, prefix: str) -> dict:
+    """One variant's estimate, interval and significance (keys ``estimate``/``low``/``high``/
+    ``significant`` for the micro mean, ``scene_macro``/``scene_macro_low``/... otherwise)."""
+    low, high = _clean(batch.low[r]), _clean(batch.high[r])
+    key = prefix.rstrip("_") or "estimate"
+    return {
+        key: _clean(point),
+        f"{prefix}low": low,
+        f"{prefix}high": high,
+        f"{prefix}significant": bool(
+            low is not None and high is not None and (low > 0 or high < 0)
+        ),
+    }
 
 
 def study_estimates(
@@ -171,9 +192,18 @@ def study_estimates(
     em = np.concatenate([np.where(m, eff_matrix, np.nan) for _, _, m in levels])
     cmeans = group_means(cm, table.scenes, table.videos)
     emeans = group_means(em, table.scenes, table.videos)
-    boot = clustered_bootstrap_rows(
-        em, table.videos, n_resamples=n_resamples, seed=seed, confidence=confidence
-    )
+    boot = {
+        statistic: clustered_bootstrap_rows(
+            em,
+            table.videos,
+            n_resamples=n_resamples,
+            seed=seed,
+            confidence=confidence,
+            statistic=statistic,
+            scenes=table.scenes,
+        )
+        for statistic in STATISTICS
+    }
     for li, (stratum, level, _) in enumerate(levels):
         for j, (model, condition, dim) in enumerate(cond_keys):
             r = li * len(cond_keys) + j
@@ -192,28 +222,21 @@ def study_estimates(
             )
         for j, (k, model, dim) in enumerate(eff_keys):
             r = li * len(eff_keys) + j
-            low, high = _clean(boot.low[r]), _clean(boot.high[r])
-            effects.append(
-                {
-                    "stratum": stratum,
-                    "level": level,
-                    "contrast": k.name,
-                    "a": k.a,
-                    "b": k.b,
-                    "model": model,
-                    "dimension": dim,
-                    "n": int(boot.n[r]),
-                    "videos": int(boot.clusters[r]),
-                    "estimate": _clean(emeans["micro"][r]),
-                    "low": low,
-                    "high": high,
-                    "significant": bool(
-                        low is not None and high is not None and (low > 0 or high < 0)
-                    ),
-                    "scene_macro": _clean(emeans["scene_macro"][r]),
-                    "video_macro": _clean(emeans["video_macro"][r]),
-                }
-            )
+            row = {
+                "stratum": stratum,
+                "level": level,
+                "contrast": k.name,
+                "a": k.a,
+                "b": k.b,
+                "model": model,
+                "dimension": dim,
+                "n": int(boot["micro"].n[r]),
+                "videos": int(boot["micro"].clusters[r]),
+                "scenes": int(emeans["scenes"][r]),
+            }
+            for statistic, prefix in zip(STATISTICS, PREFIXES, strict=True):
+                row.update(_interval(boot[statistic], emeans[statistic][r], r, prefix))
+            effects.append(row)
     return {
         "common_set": common,
         "dimensions": list(dims),

@@ -4,7 +4,12 @@ Each (model, condition, step) cell gets its status from the prediction's outcome
 judgement (docs/reports.md, "Failure rules"): ok + judged ok -> OK with the three scores;
 parse failure -> INVALID (0); refusal -> EXECUTION; api_error -> API_ERROR; ok but the judgement
 failed -> NO_JUDGEMENT; not run or not judged yet -> PENDING; a step the run left out because
-its condition has no window -> NO_WINDOW."""
+its condition has no window -> NO_WINDOW.
+
+The boundary study filters windows by the human boundary audit of its manifest when one exists
+(``window_filter``): only the four-way valid steps (all of Early, Official, Outcome visible and
+Next visible ruled valid; ``review.boundary``) stay in every condition; the others are removed
+with the reason ``invalid_window``."""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ import numpy as np
 
 from review.sampling import DEFAULT_BIN_EDGES_US, bin_labels, bin_of
 from scoring.models import ItemState, Judgement, Outcome, RunItem, Study
+from scoring.models.studies import StudyTemplate
 from scoring.runs.services import target_steps
 from scoring.stats import Cell, ScoreTable
 from scoring.studies.templates import DIMENSIONS
@@ -28,7 +34,20 @@ def duration_bin(step, edges=DEFAULT_BIN_EDGES_US) -> str:
     return bin_labels(edges)[bin_of(step.end_us - step.start_us, edges)]
 
 
-def study_table(study: Study) -> ScoreTable:
+def window_filter(study: Study) -> dict | None:
+    """The four-way valid set of the boundary audit of the study's manifest (the most recent
+    boundary campaign over it), for a boundary study; None otherwise (no filter)."""
+    if study.template != StudyTemplate.BOUNDARY or study.manifest is None:
+        return None
+    from review.boundary.reporting import boundary_campaign_for, four_way_valid_set
+
+    campaign = boundary_campaign_for(study.manifest)
+    return four_way_valid_set(campaign) if campaign is not None else None
+
+
+def study_table(study: Study, *, filter_set: dict | None = None) -> ScoreTable:
+    """The study's table; ``filter_set`` (from ``window_filter``) removes every step outside
+    its ``valid`` list from every condition."""
     steps = target_steps(release=study.release, manifest=study.manifest)
     index = {str(s.sample_id): i for i, s in enumerate(steps)}
     endpoints = study.models_in_order()
@@ -70,7 +89,13 @@ def study_table(study: Study) -> ScoreTable:
                     continue
                 status[mi, ci, i] = Cell.OK
                 scores[mi, ci, i] = [row[x] for x in DIMENSIONS]
+    window_valid = None
+    if filter_set is not None:
+        keep = set(filter_set["valid"])
+        row = np.array([str(s.sample_id) in keep for s in steps], dtype=bool)
+        window_valid = np.tile(row, (c, 1))
     return ScoreTable(
+        window_valid=window_valid,
         models=tuple(e.name for e in endpoints),
         conditions=tuple(study.conditions),
         dimensions=DIMENSIONS,

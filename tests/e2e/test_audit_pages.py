@@ -147,6 +147,7 @@ def test_answers_and_comments_survive_a_reload_as_a_draft(
                         reviewers=reviewers, source=source)  # fmt: skip
     page = open_as(reviewers[0]).new_page()
     page.goto(f"/review/campaigns/{world.campaign.pk}/")
+    _tab_to(page, "main button[type=submit]")  # autofocus can land after the load event
     page.keyboard.press("Enter")
     page.wait_for_selector(".criterion.focused", timeout=15_000)
     for key in ("v", "j", "i", "2"):

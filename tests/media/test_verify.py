@@ -15,7 +15,8 @@ from media.ffrender import (
     render,
     verify_clip,
 )
-from media.probe import MediaRejected, container_index, probe_file
+from media.outputs import container_index
+from media.probe import MediaRejected, probe_file
 
 
 def _source(video) -> SourceRef:

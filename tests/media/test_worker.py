@@ -241,7 +241,7 @@ def test_a_render_past_the_soft_time_limit_fails_at_once_with_the_reason(
     from media.tasks import render_medium
     from media.windows import condition_window
 
-    worker_env.update({"CELERY_TASK_TIME_LIMIT": "120", "CELERY_TASK_SOFT_TIME_LIMIT": "5"})
+    worker_env.update({"CELERY_TASK_TIME_LIMIT": "120", "CELERY_TASK_SOFT_TIME_LIMIT": "1"})
     video = import_source(long_video)
     times = video.frame_times_us()
     tmp_dir = Path(default_storage.path("renders/tmp"))
@@ -250,9 +250,9 @@ def test_a_render_past_the_soft_time_limit_fails_at_once_with_the_reason(
     try:
         media = media_for_window(video=video, window=window, enqueue=False)
         # The limits travel in the message, set by the process that sends it (from its settings,
-        # or per message as here). 5 s: past the claim and set-up (a limit that strikes there
-        # leaves the lease to the sweeper), well inside the render of 540 frames of 720p.
-        render_medium.apply_async(args=[media.pk], time_limit=120, soft_time_limit=5)
+        # or per message as here). 1 s: past the claim (a limit that strikes before it leaves
+        # nothing to fail), far inside the render of 540 frames of 720p (about 10 s of CPU).
+        render_medium.apply_async(args=[media.pk], time_limit=120, soft_time_limit=1)
         _wait(lambda: RenderedMedia.objects.get(pk=media.pk).status == "failed", 120,
               "the render to be stopped")  # fmt: skip
         _wait(lambda: not [p for p in _descendants(worker.pid) if "ffmpeg" in _cmdline(p)], 10,
@@ -261,7 +261,7 @@ def test_a_render_past_the_soft_time_limit_fails_at_once_with_the_reason(
     finally:
         _stop(worker)
     media.refresh_from_db()
-    assert "soft time limit of 5 s (CELERY_TASK_SOFT_TIME_LIMIT)" in media.error
+    assert "soft time limit of 1 s (CELERY_TASK_SOFT_TIME_LIMIT)" in media.error
     assert media.attempts == 1 and media.lease_owner == ""  # not left for the sweeper to retry
     assert not list(tmp_dir.iterdir())
 

@@ -181,3 +181,46 @@ def test_icc_is_one_for_perfect_absolute_agreement(fn):
 def test_icc_rejects_malformed_ratings(fn, ratings):
     with pytest.raises(ValueError):
         fn(ratings)
+
+
+def _pingouin_icc2k_ci(y):
+    n, k = y.shape
+    frame = pd.DataFrame(
+        {"item": np.repeat(np.arange(n), k), "rater": np.tile(np.arange(k), n), "score": y.ravel()}
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = pingouin.intraclass_corr(frame, targets="item", raters="rater", ratings="score")
+    row = table[table["Type"].isin(["ICC2k", "ICC(A,k)"])].iloc[0]
+    return [float(b) for b in row["CI95%" if "CI95%" in table else "CI95"]]
+
+
+def test_icc_2k_interval_matches_pingouin():
+    from scoring.stats import icc_2k_interval
+
+    rng = np.random.default_rng(23)
+    checked = 0
+    for _ in range(40):
+        y = _random_ratings(rng)
+        ours = icc_2k_interval(y)
+        if not np.isfinite(ours).all():
+            continue
+        ref = _pingouin_icc2k_ci(y)
+        # pingouin rounds its interval to two decimals.
+        assert abs(ours[0] - ref[0]) <= 0.0051 and abs(ours[1] - ref[1]) <= 0.0051, (ours, ref)
+        checked += 1
+    assert checked >= 20
+
+
+def test_icc_2k_interval_of_a_hand_example():
+    from scoring.stats import icc_2k_interval
+
+    # Shrout & Fleiss (1979) table 2: six targets, four judges; ICC(2,4) = 0.62.
+    y = np.array(
+        [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]],
+        dtype=float,
+    )
+    assert icc_2k(y) == pytest.approx(0.6200505, abs=1e-6)
+    low, high = icc_2k_interval(y)
+    assert low < 0.62 < high
+    assert icc_2k_interval(np.ones((4, 3))) != icc_2k_interval(np.ones((4, 3)))  # nan pair

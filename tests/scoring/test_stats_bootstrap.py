@@ -192,3 +192,96 @@ def test_clustered_bootstrap_rejects_malformed_input(kwargs, args):
 def test_paired_difference_rejects_mismatched_lengths(args):
     with pytest.raises(ValueError):
         paired_difference(*args)
+
+
+def _loop_statistic(draw_groups, statistic):
+    """The replicate statistic of the draw rule's step 4 on a list of drawn clusters, each a
+    list of (value, scene) items, in plain Python."""
+    items = [x for group in draw_groups for x in group]
+    if statistic == "micro":
+        return sum(v for v, _ in items) / len(items)
+    if statistic == "video_macro":
+        return sum(sum(v for v, _ in g) / len(g) for g in draw_groups) / len(draw_groups)
+    by_scene = {}
+    for v, scene in items:
+        by_scene.setdefault(scene, []).append(v)
+    return sum(sum(x) / len(x) for x in by_scene.values()) / len(by_scene)
+
+
+def _loop_macro_bootstrap(values, clusters, scenes, n_resamples, seed, confidence, statistic):
+    items = [(v, c, s) for v, c, s in zip(values, clusters, scenes, strict=True)]
+    items = [x for x in items if math.isfinite(x[0])]
+    if not items:
+        return math.nan, math.nan, math.nan
+    labels = sorted({c for _, c, _ in items})
+    members = {label: [(v, s) for v, c, s in items if c == label] for label in labels}
+    estimate = _loop_statistic([members[label] for label in labels], statistic)
+    if len(labels) < 2:
+        return estimate, math.nan, math.nan
+    draws = np.random.default_rng(seed).integers(0, len(labels), size=(n_resamples, len(labels)))
+    replicates = sorted(
+        _loop_statistic([members[labels[j]] for j in row], statistic) for row in draws.tolist()
+    )
+    tail = (1 - confidence) / 2
+    return estimate, _percentile(replicates, tail), _percentile(replicates, 1 - tail)
+
+
+@pytest.mark.parametrize("statistic", ["micro", "scene_macro", "video_macro"])
+def test_macro_intervals_match_a_plain_loop_with_the_same_draws(assert_close, statistic):
+    rng = np.random.default_rng(4344)
+    for case in range(80):
+        values, clusters = _random_clustered_sample(rng, case)
+        # scenes mostly follow the video, some videos span two scenes
+        ids = np.unique(clusters, return_inverse=True)[1].ravel()
+        scenes = np.array([f"s{(i * 3 + int(rng.random() < 0.2)) % 4}" for i in ids])
+        n_resamples = int(rng.integers(1, 120))
+        seed = int(rng.integers(0, 2**31))
+        ours = clustered_bootstrap(
+            values,
+            clusters,
+            n_resamples=n_resamples,
+            seed=seed,
+            statistic=statistic,
+            scenes=scenes,
+        )
+        ref = _loop_macro_bootstrap(
+            values.tolist(),
+            clusters.tolist(),
+            scenes.tolist(),
+            n_resamples,
+            seed,
+            0.95,
+            statistic,
+        )
+        for name, a, b in zip(("estimate", "low", "high"), ours, ref, strict=True):
+            assert_close(a, b, f"case {case} {statistic} {name}")
+
+
+def test_macro_paired_difference_shares_the_micro_draws():
+    a = np.array([60.0, 10, 80, 50, 70, 90, 20, 40])
+    b = np.array([40.0, 30, 60, 50, 40, 20, 20, np.nan])
+    videos = np.array(["v1", "v1", "v2", "v2", "v3", "v3", "v4", "v4"])
+    scenes = np.array(["s1", "s1", "s1", "s1", "s2", "s2", "s2", "s2"])
+    d = [20, -20, 20, 0, 30, 70, 0]  # the last item is outside the common set
+    micro = paired_difference(a, b, videos, n_resamples=500, seed=9)
+    scene = paired_difference(
+        a, b, videos, n_resamples=500, seed=9, statistic="scene_macro", scenes=scenes
+    )
+    video = paired_difference(a, b, videos, n_resamples=500, seed=9, statistic="video_macro")
+    assert micro.estimate == pytest.approx(sum(d) / 7)
+    assert scene.estimate == pytest.approx((sum(d[:4]) / 4 + sum(d[4:]) / 3) / 2)
+    assert video.estimate == pytest.approx((0 + 10 + 50 + 0) / 4)
+    assert micro.n == scene.n == video.n == 7
+    ref = _loop_macro_bootstrap(
+        d, videos[:7].tolist(), scenes[:7].tolist(), 500, 9, 0.95, "scene_macro"
+    )
+    assert (scene.low, scene.high) == pytest.approx(ref[1:], abs=1e-9)
+
+
+def test_macro_statistic_arguments_are_checked():
+    with pytest.raises(ValueError, match="statistic"):
+        clustered_bootstrap([1.0, 2.0], [1, 2], statistic="median")
+    with pytest.raises(ValueError, match="needs scenes"):
+        clustered_bootstrap([1.0, 2.0], [1, 2], statistic="scene_macro")
+    with pytest.raises(ValueError, match="scenes has length"):
+        clustered_bootstrap([1.0, 2.0], [1, 2], statistic="scene_macro", scenes=["a"])

@@ -146,6 +146,47 @@ def test_intervals_equal_the_engines_with_the_same_seed():
     }
 
 
+@pytest.mark.parametrize("statistic", ["scene_macro", "video_macro"])
+def test_macro_intervals_equal_the_engines_with_the_same_seed(statistic):
+    r = _report(n_resamples=2000, seed=20260721)
+    a = np.array([60, 0, 80, 50, 70, NAN])
+    b = np.array([40, 30, 60, 50, 40, NAN])
+    ref = paired_difference(
+        a,
+        b,
+        np.array(VIDEOS),
+        n_resamples=2000,
+        seed=20260721,
+        statistic=statistic,
+        scenes=np.array(SCENES),
+    )
+    m1 = _eff(r, "m1")
+    assert m1[statistic] == pytest.approx(ref.estimate)
+    assert m1[f"{statistic}_low"] == pytest.approx(ref.low, abs=1e-9)
+    assert m1[f"{statistic}_high"] == pytest.approx(ref.high, abs=1e-9)
+    assert m1[f"{statistic}_significant"] is ref.significant
+    assert (m1["n"], m1["videos"], m1["scenes"]) == (5, 3, 2)
+
+
+def test_macro_intervals_by_hand_on_two_videos():
+    # m1, A - B, scene s1 = i1 (v1) and i2 (v2): differences [20, -30]; two videos, so the
+    # replicates are {v1, v1}: 20, {v2, v2}: -30 and {v1, v2}: -5 (twice as likely).
+    r = _report(n_resamples=4000, seed=5)
+    s1 = _eff(r, "m1", stratum="scene", level="s1")
+    assert (s1["n"], s1["videos"], s1["scenes"]) == (2, 2, 1)
+    assert s1["estimate"] == s1["scene_macro"] == s1["video_macro"] == pytest.approx(-5.0)
+    for prefix in ("", "scene_macro_", "video_macro_"):
+        assert s1[f"{prefix}low"] == pytest.approx(-30.0)
+        assert s1[f"{prefix}high"] == pytest.approx(20.0)
+        assert s1[f"{prefix}significant"] is False
+    # one source video: no interval for any variant
+    for statistic in ("micro", "scene_macro", "video_macro"):
+        est, low, high = clustered_bootstrap(
+            [20.0, -30.0], ["v1", "v1"], statistic=statistic, scenes=["s1", "s2"]
+        )
+        assert est == pytest.approx(-5.0) and np.isnan(low) and np.isnan(high)
+
+
 def test_exclusions_are_counted_per_condition_reason_and_model():
     ex = {e["condition"]: e for e in _report()["exclusions"]}
     assert ex["A"]["removed"] == 0 and ex["A"]["valid"] == 6

@@ -123,6 +123,20 @@ def test_a_study_predicts_then_judges_each_condition_and_reports_by_hand(
             pytest.approx(ref.low, abs=1e-9),
             pytest.approx(ref.high, abs=1e-9),
         )
+        scenes = [study_release.steps.get(sample_id=s).scene_slug for s in samples]
+        for statistic in ("scene_macro", "video_macro"):
+            ref = paired_difference(
+                np.array(a),
+                np.array(b),
+                np.array(videos),
+                seed=11,
+                statistic=statistic,
+                scenes=np.array(scenes),
+            )
+            assert row[statistic] == pytest.approx(ref.estimate)
+            assert row[f"{statistic}_low"] == pytest.approx(ref.low, abs=1e-9)
+            assert row[f"{statistic}_high"] == pytest.approx(ref.high, abs=1e-9)
+            assert row[f"{statistic}_significant"] is ref.significant
     assert report["bootstrap"]["replicates"] == 2000 and report["bootstrap"]["seed"] == 11
     prov = report["provenance"]
     assert prov["set"]["sample_list_sha256"] == study_release.sample_list_sha256

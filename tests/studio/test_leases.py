@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from datetime import timedelta
@@ -151,6 +152,74 @@ def test_a_kept_lease_is_renewed_and_notices_a_takeover(medium):
         while not kept.lost and time.monotonic() < deadline:
             time.sleep(0.05)
         assert kept.lost
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_keeper_renews_every_held_lease_in_one_statement_a_round(medium):
+    rows = [medium(n) for n in range(5)]
+    owners = [lease_claim(queryset=NOT_READY, pk=m.pk, seconds=1) for m in rows]
+    keeper = leases._keeper
+    with contextlib.ExitStack() as stack:
+        kept = [
+            stack.enter_context(lease_kept(model=RenderedMedia, pk=m.pk, owner=o, seconds=1))
+            for m, o in zip(rows, owners, strict=True)
+        ]
+        rounds, statements = keeper.rounds, keeper.statements
+        time.sleep(1.5)  # longer than the leases: only the renewals keep them
+        assert all(k.renewals >= 2 and not k.lost for k in kept)
+        assert [t.name for t in threading.enumerate()].count("lease-keeper") == 1
+        # Leases claimed together fall due together: one UPDATE renews them all.
+        assert keeper.statements - statements <= keeper.rounds - rounds + 1
+        assert keeper.statements - statements < sum(k.renewals for k in kept)
+        for m in rows:
+            m.refresh_from_db()
+            assert m.lease_expires_at > services.now()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lost_lease_is_noticed_and_the_others_are_still_renewed(medium):
+    rows = [medium(n) for n in range(3)]
+    owners = [lease_claim(queryset=NOT_READY, pk=m.pk, seconds=1) for m in rows]
+    with contextlib.ExitStack() as stack:
+        kept = [
+            stack.enter_context(lease_kept(model=RenderedMedia, pk=m.pk, owner=o, seconds=1))
+            for m, o in zip(rows, owners, strict=True)
+        ]
+        RenderedMedia.objects.filter(pk=rows[1].pk).update(lease_owner="someone-else")
+        deadline = time.monotonic() + 5
+        while not kept[1].lost and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert kept[1].lost and not kept[0].lost and not kept[2].lost
+        renewals = kept[1].renewals
+        before = [k.renewals for k in (kept[0], kept[2])]
+        time.sleep(0.8)
+        assert kept[1].renewals == renewals  # a lost lease is renewed no more
+        assert all(k.renewals > b for k, b in zip((kept[0], kept[2]), before, strict=True))
+    rows[1].refresh_from_db()
+    assert rows[1].lease_owner == "someone-else"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_keeper_stops_renewing_after_the_block_and_then_ends(medium, monkeypatch):
+    monkeypatch.setattr(leases._Keeper, "LINGER_SECONDS", 0.3)
+    m = medium()
+    owner = lease_claim(queryset=NOT_READY, pk=m.pk, seconds=1)
+    with lease_kept(model=RenderedMedia, pk=m.pk, owner=owner, seconds=1) as kept:
+        time.sleep(0.5)
+    renewals = kept.renewals
+    assert renewals >= 1
+    m.refresh_from_db()
+    expires = m.lease_expires_at
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and leases._keeper._thread is not None:
+        time.sleep(0.05)
+    assert "lease-keeper" not in [t.name for t in threading.enumerate()]
+    m.refresh_from_db()
+    assert (kept.renewals, m.lease_expires_at) == (renewals, expires)
+    # The next lease starts a keeper again.
+    with lease_kept(model=RenderedMedia, pk=m.pk, owner=owner, seconds=1) as again:
+        time.sleep(0.5)
+    assert again.renewals >= 1
 
 
 def test_the_sweeper_requeues_expired_work_and_leaves_live_work(db, medium, clock, only_kind):

@@ -7,21 +7,23 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from review.audit.decisions import AUDIT
 from review.audit.imports import ImportRefused, decisions_load, read_lines
 from review.campaigns.models import Campaign
 
 
 class Command(BaseCommand):
     help = "Import audit decisions (JSON Lines) into a campaign; nothing is written on any error."
+    kind, what, scheme = "audit", "audit", AUDIT  # boundary_import_decisions: the boundary's
 
     def add_arguments(self, parser):
         parser.add_argument("name", help="The campaign's name")
         parser.add_argument("file", help="A .jsonl file, one decision or adjudication per line")
 
     def handle(self, *args, name, file, **options):
-        campaign = Campaign.objects.filter(name=name, kind="audit").first()
+        campaign = Campaign.objects.filter(name=name, kind=self.kind).first()
         if campaign is None:
-            raise CommandError(f"No audit campaign named {name}.")
+            raise CommandError(f"No {self.what} campaign named {name}.")
         path = Path(file)
         if not path.is_file():
             raise CommandError(f"No such file: {file}")
@@ -32,7 +34,9 @@ class Command(BaseCommand):
         if not lines:
             raise CommandError(f"{file} holds no line to import.")
         try:
-            counts = decisions_load(campaign=campaign, lines=lines, source=path.name)
+            counts = decisions_load(
+                campaign=campaign, lines=lines, source=path.name, scheme=self.scheme
+            )
         except ImportRefused as exc:
             shown = "\n".join(f"  line {n}: {m}" for n, m in exc.problems[:50])
             more = len(exc.problems) - 50

@@ -1,0 +1,35 @@
+"""After ``seed_demo`` the demo auditor has QA groups waiting, the admin sees the QA groups and
+their report, and every demo QA group is a valid record of the demo video."""
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from review.campaigns.models import Campaign
+from review.qa.models import QaGroupSet
+
+
+@pytest.mark.django_db
+def test_the_demo_opens_a_qa_review_for_the_auditor(settings):
+    from django.contrib.auth import get_user_model
+
+    settings.STUDIO_DEMO_PASSWORD = "demo-pass-for-tests"
+    call_command("seed_demo", stdout=None)
+    group_set = QaGroupSet.objects.get(name="demo_qa_v1")
+    assert group_set.is_frozen and group_set.sample_count == 3
+    assert group_set.groups.filter(structure="chain", turn_count=3).exists()
+    campaign = Campaign.objects.get(name="demo-qa-review")
+    users = get_user_model().objects
+    client = Client()
+    client.force_login(users.get(username="demo-auditor"))
+    home = client.get("/").content.decode()
+    page = f"/review/campaigns/{campaign.pk}/"
+    assert f'href="{page}"' in home
+    item = client.post(page)["Location"]
+    assert item.startswith("/qa/i/")
+    state = client.get(item + "state").json()
+    assert state["turns"] and state["clip"]["status"] in ("preparing", "ready")
+    client.force_login(users.get(username="demo-admin"))
+    home = client.get("/").content.decode()
+    assert "QA groups" in home and "QA review reports" in home
+    assert client.get(f"/qa-reports/{campaign.pk}/").status_code == 200

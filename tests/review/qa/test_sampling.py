@@ -1,0 +1,134 @@
+"""QA-review manifests: whole groups, seeded, quotas; both hashes recompute from the export."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from review.qa.imports import qa_import
+from review.qa.sampling import draw, qa_manifest_export, qa_manifest_freeze
+from tests.review.qa.helpers import group, jsonl
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def group_set(make_video, admin_user):
+    video = make_video(seconds=20)
+    records = []
+    for n in range(12):
+        structure = ("node", "edge", "chain", "loop")[n % 4]
+        turns = 3 if structure in ("chain", "loop") else 1
+        records.append(group(n, video.sha256, structure=structure, turns=turns))
+    return qa_import(text=jsonl(records), name="qa_v1", author=admin_user)[0]
+
+
+def test_same_seed_same_groups_and_whole_groups(group_set, admin_user):
+    a = draw(group_set=group_set, params={"n_groups": 5}, seed=20260921)
+    b = draw(group_set=group_set, params={"n_groups": 5}, seed=20260921)
+    c = draw(group_set=group_set, params={"n_groups": 5}, seed=7)
+    assert a == b and len(a) == 5 and len(set(a)) == 5
+    assert a != c
+    manifest = qa_manifest_freeze(
+        group_set=group_set, name="qa_review_v1", seed=20260921, params={"n_groups": 5},
+        author=admin_user,
+    )  # fmt: skip
+    sampled = sorted(str(s) for s in manifest.samples.values_list("sample_id", flat=True))
+    assert sampled == a
+    # every turn of a drawn multi-turn group travels with it: the group is the sample
+    records = [json.loads(x) for x in manifest_export_lines(manifest, group_set)]
+    for r in records:
+        assert len(r["turns"]) == r["turn_count"]
+
+
+def manifest_export_lines(manifest, group_set):
+    from review.qa.imports import qa_export_bytes
+
+    uids = [str(s) for s in manifest.samples.values_list("sample_id", flat=True)]
+    return qa_export_bytes(group_set=group_set, uids=uids).decode().splitlines()
+
+
+def test_quotas_by_structure(group_set):
+    drawn = draw(
+        group_set=group_set,
+        params={"n_groups": 4, "by": "structure", "quotas": {"chain": 3, "node": 1}},
+        seed=1,
+    )
+    from review.qa.models import QaGroup
+
+    structures = sorted(QaGroup.objects.filter(uid__in=drawn).values_list("structure", flat=True))
+    assert structures == ["chain", "chain", "chain", "node"]
+    with pytest.raises(ValidationError, match="fewer than its quota"):
+        draw(
+            group_set=group_set,
+            params={"n_groups": 4, "by": "structure", "quotas": {"chain": 4}},
+            seed=1,
+        )
+    with pytest.raises(ValidationError, match="add up to"):
+        draw(group_set=group_set, params={"n_groups": 5, "by": "structure",
+                                          "quotas": {"chain": 1}}, seed=1)  # fmt: skip
+
+
+def test_hashes_recompute_from_the_export(group_set, admin_user, tmp_path):
+    manifest = qa_manifest_freeze(
+        group_set=group_set, name="qa_review_v1", seed=3, params={"n_groups": 4},
+        author=admin_user,
+    )  # fmt: skip
+    out = qa_manifest_export(manifest=manifest, path=tmp_path / "bundle")
+    data = {n: (out / n).read_bytes() for n in ("manifest.json", "samples.txt", "groups.jsonl")}
+    sha = lambda b: hashlib.sha256(b).hexdigest()  # noqa: E731
+    header = json.loads(data["manifest.json"])
+    uids = [json.loads(line)["uid"] for line in data["groups.jsonl"].splitlines()]
+    assert uids == sorted(uids) and len(uids) == 4
+    assert sha("".join(u + "\n" for u in uids).encode()) == header["sample_list_sha256"]
+    assert sha(data["samples.txt"]) == header["sample_list_sha256"]
+    assert sha(data["groups.jsonl"]) == header["records_sha256"]
+    assert sha(data["manifest.json"]) == manifest.manifest_sha256
+    assert header["kind"] == "qa_review" and header["method"] == "complete_groups"
+    assert header["release"]["manifest_sha256"] == group_set.manifest_sha256
+    assert header["design"] == {"n_groups": 4, "by": None, "quotas": None, "split": None}
+
+
+def test_taken_name_and_too_many_groups_write_nothing(group_set, admin_user):
+    from review.models import Manifest
+
+    with pytest.raises(ValidationError, match="exceeds"):
+        qa_manifest_freeze(group_set=group_set, name="qa_big", seed=1,
+                           params={"n_groups": 99}, author=admin_user)  # fmt: skip
+    assert not Manifest.objects.exists()
+
+
+def test_commands_freeze_and_export(group_set, tmp_path, admin_user, client):
+    import io
+
+    from django.core.management import CommandError, call_command
+
+    from review.models import Manifest
+    from review.services import bundle_zip_file, manifest_export
+
+    out = io.StringIO()
+    call_command("freeze_qa_manifest", "qa_cli", "--set", "qa_v1", "--seed", "9",
+                 "--params", '{"n_groups": 3}', stdout=out)  # fmt: skip
+    assert "3 groups" in out.getvalue()
+    call_command("export_qa_manifest", "qa_cli", str(tmp_path / "b"), stdout=io.StringIO())
+    sums = (tmp_path / "b" / "SHA256SUMS").read_text()
+    for line in sums.splitlines():
+        digest, name = line.split("  ")
+        assert hashlib.sha256((tmp_path / "b" / name).read_bytes()).hexdigest() == digest
+    with pytest.raises(CommandError, match="n_groups"):
+        call_command("freeze_qa_manifest", "qa_bad", "--set", "qa_v1", "--seed", "9",
+                     "--params", '{"n_groups": 0}', stdout=io.StringIO())  # fmt: skip
+    manifest = Manifest.objects.get(name="qa_cli")
+    from annotation.releases import BundleError
+
+    with pytest.raises(BundleError, match="export_qa_manifest"):
+        manifest_export(manifest=manifest, path=tmp_path / "c")
+    import zipfile
+
+    with zipfile.ZipFile(bundle_zip_file(manifest=manifest)) as archive:
+        assert sorted(archive.namelist()) == [
+            "SHA256SUMS", "groups.jsonl", "manifest.json", "samples.txt"
+        ]  # fmt: skip

@@ -1,0 +1,210 @@
+"""Judge validation end to end on the database: the pool from prediction runs, the frozen
+design, ratings imported (all or nothing) and exported, judge runs on the same predictions, and
+the report through the command (json and csv) equal to the pure report on the same rows."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from review.campaigns.services import campaign_create
+from review.judgeval.imports import ImportRefused, ratings_export, ratings_load
+from review.judgeval.models import JudgeTriplet
+from scoring.judgeval.pool import judgeval_pool_freeze, split_runs, triplet_pool
+from scoring.judgeval.reading import campaign_report
+from tests.conftest import _user
+from tests.review.judgeval_world import PARAMS
+
+pytestmark = pytest.mark.django_db
+S = 1_000_000
+
+
+@pytest.fixture
+def setup(make_video, annotator, admin_user, django_user_model, rater):
+    from annotation.releases import release_freeze
+    from annotation.services import step_create
+    from media.models import Scene
+    from scoring.models import Endpoint, Judgement, Run, RunItem
+    from scoring.packages import package_resolve, packages_sync_builtin
+
+    packages_sync_builtin()
+    a = Scene.objects.create(slug="indoor/attic", name="Attic", setting="indoor")
+    b = Scene.objects.create(slug="outdoor/porch", name="Porch", setting="outdoor")
+    for v, where in enumerate((a, b)):
+        video = make_video(scene=where, title=f"jv-{v}.mp4")
+        for i in range(3):
+            step_create(
+                video=video, author=annotator, start_us=i * 3 * S, cutoff_us=i * 3 * S + S,
+                outcome_us=i * 3 * S + S, end_us=i * 3 * S + 2 * S, local_intent=f"L{v}{i}",
+                procedural_intent=f"P{v}{i}", next_step=f"N{v}{i}",
+            )  # fmt: skip
+    release = release_freeze(name="jvr", author=admin_user)
+    closed_ep = Endpoint.objects.create(
+        name="closed-ep", base_url="http://127.0.0.1:9/v1", model="c"
+    )
+    open_ep = Endpoint.objects.create(
+        name="open-ep", base_url="http://127.0.0.1:9/v1", model="o", open_weights=True
+    )
+    package = package_resolve("official-prediction")
+    runs = {}
+    from annotation.models import ReleaseStep
+
+    steps = list(ReleaseStep.objects.filter(release=release).order_by("sample_id"))
+    for name, endpoint in (("pred-closed", closed_ep), ("pred-open", open_ep)):
+        run = Run.objects.create(
+            name=name, kind="prediction", release=release, condition="official",
+            endpoint=endpoint, package=package, status="finished",
+        )  # fmt: skip
+        for i, rs in enumerate(steps):
+            RunItem.objects.create(
+                run=run, position=i, key=str(rs.sample_id), sample_id=rs.sample_id, state="done",
+                outcome="ok", prediction={"local_intent": f"{name} {i}",
+                                          "procedural_intent": "p", "next_step": "n"},
+            )  # fmt: skip
+        runs[name] = run
+    judge = Run.objects.create(
+        name="ref-judge", kind="reference", endpoint=closed_ep,
+        package=package_resolve("reference-judge"), status="finished",
+    )  # fmt: skip
+    raters = [rater, *(_user(django_user_model, n, "rater") for n in ("rhea", "ravi"))]
+    return {"release": release, "runs": runs, "judge": judge, "raters": raters,
+            "Judgement": Judgement, "RunItem": RunItem}  # fmt: skip
+
+
+def freeze(setup):
+    closed, opened = split_runs(list(setup["runs"].values()))
+    return judgeval_pool_freeze(
+        name="jvm", release=setup["release"], closed=closed, opened=opened, seed=3, params=PARAMS
+    )
+
+
+def test_pool_from_runs_and_freeze(setup):
+    closed, opened = split_runs(list(setup["runs"].values()))
+    assert [r.name for r in closed] == ["pred-closed"] and [r.name for r in opened] == ["pred-open"]
+    pool, texts = triplet_pool(release=setup["release"], closed=closed, opened=opened)
+    assert len(pool) == 6 and len(texts) == 12
+    manifest = freeze(setup)
+    assert manifest.sample_count == 4
+    triplet = JudgeTriplet.objects.filter(manifest=manifest, slot="open").first()
+    assert triplet.run_name == "pred-open" and triplet.local.startswith("pred-open ")
+
+
+def ratings_file(campaign, raters, *, scores=lambda r, i: (50 + r, 40 + i, 30)):
+    lines = []
+    for t in JudgeTriplet.objects.filter(manifest=campaign.manifest).order_by("id"):
+        for r, user in enumerate(raters):
+            local, procedural, nxt = scores(r, t.pk)
+            lines.append({"rater": user.username, "step": str(t.sample.sample_id),
+                          "run": t.run_name, "local": local, "procedural": procedural,
+                          "next": nxt})  # fmt: skip
+    return lines
+
+
+def test_import_export_round_trip_and_report(setup, tmp_path):
+    manifest = freeze(setup)
+    campaign = campaign_create(
+        name="jvc", kind="judge_validation", manifest=manifest, people=setup["raters"]
+    )
+    lines = ratings_file(campaign, setup["raters"])
+    counts = ratings_load(campaign=campaign, lines=lines)
+    assert counts == {"ratings": 24, "steps": 12}
+    exported = list(ratings_export(campaign=campaign))
+    assert sorted(json.dumps(x, sort_keys=True) for x in exported) == sorted(
+        json.dumps(x, sort_keys=True) for x in lines
+    )
+    # A judge run on the same predictions.
+    Judgement, RunItem = setup["Judgement"], setup["RunItem"]
+    for n, item in enumerate(RunItem.objects.filter(run__kind="prediction").order_by("id")):
+        unit = RunItem.objects.create(
+            run=setup["judge"], position=n, key=f"u{n}", state="done", outcome="ok"
+        )
+        Judgement.objects.create(
+            run=setup["judge"], item=unit, subject_kind="prediction",
+            subject_key=f"{item.run.name}:{item.sample_id}", prediction=item, candidate_id="C01",
+            position=0, candidate={}, outcome="ok", local=60, procedural=40 + n % 3, next=20,
+        )  # fmt: skip
+    report = campaign_report(campaign=campaign, n_resamples=200)
+    assert report["complete_triplets"] == 8
+    judge = report["judges"][0]
+    assert judge["judge"] == "ref-judge" and judge["n"] == 8
+    # Humans: local 50/51/52 -> mean 51; judge 60: bias +9 exactly, for every triplet.
+    assert judge["agreement"]["local"]["bias"] == pytest.approx(9.0)
+    assert judge["agreement"]["next"]["mae"] == pytest.approx(10.0)
+    out = io.StringIO()
+    call_command("judge_validation_report", "jvc", "--format", "json", "--resamples", "200",
+                 stdout=out)  # fmt: skip
+    assert json.loads(out.getvalue())["judges"][0]["agreement"] == judge["agreement"]
+    out = io.StringIO()
+    call_command("judge_validation_report", "jvc", "--format", "csv", "--resamples", "200",
+                 stdout=out)  # fmt: skip
+    assert out.getvalue().startswith("section,judge,dimension")
+    path = tmp_path / "ratings.jsonl"
+    call_command("judge_validation_export_ratings", "jvc", "-o", str(path))
+    assert len(path.read_text().splitlines()) == 24
+
+
+def test_a_bad_file_is_refused_with_line_numbers_and_nothing_written(setup, tmp_path):
+    from review.campaigns.models import Submission
+
+    manifest = freeze(setup)
+    campaign = campaign_create(
+        name="jvc", kind="judge_validation", manifest=manifest, people=setup["raters"]
+    )
+    lines = ratings_file(campaign, setup["raters"])
+    lines[0]["local"] = 101
+    lines[1]["rater"] = "nobody"
+    lines[2]["run"] = "pred-other"
+    lines[3]["colour"] = "red"
+    lines.append(dict(lines[5]))
+    with pytest.raises(ImportRefused) as caught:
+        ratings_load(campaign=campaign, lines=lines)
+    numbers = {n for n, _ in caught.value.problems}
+    assert {1, 2, 3, 4, len(lines)} <= numbers
+    assert not Submission.objects.filter(campaign=campaign).exists()
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"rater": "x"\n', encoding="utf-8")
+    with pytest.raises(CommandError, match="line 1: not JSON"):
+        call_command("judge_validation_import_ratings", "jvc", str(path))
+
+
+def test_freeze_command_preview_and_infeasible_message(setup):
+    out = io.StringIO()
+    call_command("judge_validation_freeze", "jvm", "--release", "jvr",
+                 "--runs", "pred-closed,pred-open", "--seed", "3", "--params", json.dumps(PARAMS),
+                 "--preview", stdout=out)  # fmt: skip
+    assert json.loads(out.getvalue())["steps"] == 4
+    bad = {**PARAMS, "triplets_per_model": 5}
+    with pytest.raises(CommandError, match="triplets per model"):
+        call_command(
+            "judge_validation_freeze", "jvm", "--release", "jvr", "--runs",
+            "pred-closed,pred-open", "--seed", "3", "--params", json.dumps(bad),
+        )  # fmt: skip
+
+
+def test_report_page_for_admins_only(setup, admin_user, client):
+    from django.test import Client
+    from django.urls import reverse
+
+    manifest = freeze(setup)
+    campaign = campaign_create(
+        name="jvc", kind="judge_validation", manifest=manifest, people=setup["raters"]
+    )
+    ratings_load(campaign=campaign, lines=ratings_file(campaign, setup["raters"]))
+    url = reverse("scoring:judgeval-report", args=[campaign.pk])
+    rater = Client()
+    rater.force_login(setup["raters"][0])
+    assert rater.get(url).status_code == 404
+    assert rater.get(reverse("scoring:judgeval-list")).status_code == 404
+    client.force_login(admin_user)
+    listed = client.get(reverse("scoring:judgeval-list"))
+    assert listed.status_code == 200 and "jvc" in listed.content.decode()
+    page = client.get(url)
+    assert page.status_code == 200
+    assert "Human reliability" in page.content.decode()
+    assert client.get(url + "?format=json").json()["complete_triplets"] == 8
+    assert client.get(url + "?format=csv").content.decode().startswith("section,")
+    home = client.get("/").content.decode()
+    assert reverse("scoring:judgeval-list") in home
