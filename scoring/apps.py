@@ -15,7 +15,7 @@ class ScoringConfig(AppConfig):
     verbose_name = "Scoring"
 
     def ready(self) -> None:
-        from scoring import demo, home  # noqa: F401  (register the demo seeder and home card)
+        from scoring import baseline_demo, demo, home  # noqa: F401  (demo seeders, home cards)
         from scoring.judgeval import demo as _judgeval_demo  # noqa: F401
         from scoring.runs.leases import run_item_work
         from studio.leases import work_kind_register

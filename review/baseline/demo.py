@@ -1,9 +1,8 @@
 """The human-baseline part of the demo: a small ``human_baseline`` manifest of the demo release
 and a baseline campaign with the demo rater and two more raters. The two others have answered
 every item already (agreeing on some, not on others; one Next left unanswerable, one item
-reported broken), so the demo rater has items waiting and, once the answers are judged
-(``manage.py judge demo-baseline-judge --kind reference --campaign demo-baseline …`` against
-the stand-in judge), the report has something to show."""
+reported broken), so the demo rater has items waiting; scoring's demo seeder sends these answers
+to the stand-in judge (scoring/baseline_demo.py), so the report has something to show."""
 
 from __future__ import annotations
 
@@ -78,7 +77,6 @@ def seed_baseline_demo(ctx: DemoContext) -> None:
     responses_load(campaign=campaign, lines=lines, source="demo")
     ctx.notes.append(
         f"Human baseline {DEMO_CAMPAIGN}: {len(samples)} items for demo-{RATER} "
-        "(demo-baseline-rater-b and -c have answered them); judge the answers with manage.py "
-        f"judge demo-baseline-judge --kind reference --campaign {DEMO_CAMPAIGN} --endpoint "
-        "stand-in-judge --package reference-judge; the report is under Human baselines."
+        "(demo-baseline-rater-b and -c have answered them); the report is under Human "
+        "baselines."
     )

@@ -5,9 +5,9 @@ JSON Lines in the ``run_export`` judgement format (docs/models.md). Per line: ``
 what was judged — ``{"kind": "prediction", "run": RUN, "sample": UID}``, an item of one of the
 prediction runs given — and ``judgement_outcome`` and ``scores`` hold the result (reference
 judge: ``local``, ``procedural``, ``next`` 0-100, optional ``next_match_type``; video judge:
-``gf``, ``hic``, ``tpc``, ``npf`` 0-4). Human baseline answers are not stored by this instance
-yet, so a line naming one is refused. All-or-nothing, with line numbers; the provenance lists
-what no line gave as unknown."""
+``gf``, ``hic``, ``tpc``, ``npf`` 0-4). Human baseline answers have their own import
+(``human_imports.py``, ``--campaign``); a human subject here is refused. All-or-nothing, with line
+numbers; the provenance lists what no line gave as unknown."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def judgements_import(
         if not isinstance(subject, dict) or subject.get("kind") not in ("prediction", "human"):
             raise _line_error(number, 'subject must be {"kind": "prediction", "run", "sample"}')
         if subject["kind"] == "human":
-            raise _line_error(number, "human baseline answers are not stored here yet")
+            raise _line_error(number, "human baseline answers are imported with --campaign")
         key = (subject.get("run"), subject.get("sample"))
         if key[0] not in by_run:
             raise _line_error(number, f"run {key[0]!r} is not one of the --run given")

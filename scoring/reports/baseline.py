@@ -244,7 +244,12 @@ def compute(
     for name in sorted(models):
         scores = models[name]
         covered = [u for u in uids if u in scores]
-        row = {"model": name, "steps": len(covered), "missing_steps": len(uids) - len(covered)}
+        row = {
+            "model": name,
+            "steps": len(covered),
+            "missing_steps": len(uids) - len(covered),
+            "missing": sorted(set(uids) - set(covered)),
+        }
         for d in DIMENSIONS:
             row[d] = _mean(scores[u][d] for u in covered)
             chosen = [u for u in covered if majority[d][u]]

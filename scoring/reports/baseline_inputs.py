@@ -143,12 +143,12 @@ def read_model_scores(uids: list[str], prefer_package_id: int | None) -> tuple[d
         scores = {}
         for pk, (sid, outcome) in items.items():
             row = judged.get(pk)
-            if outcome != Outcome.OK or row is None or not row["outcome"]:
-                scores[sid] = (
-                    dict.fromkeys(DIMENSIONS, 0.0) if outcome != Outcome.OK or row else None
-                )
+            if outcome != Outcome.OK:  # a failed prediction scores 0 without a judge call
+                scores[sid] = dict.fromkeys(DIMENSIONS, 0.0)
+            elif row is None or not row["outcome"]:  # not judged (yet): not a score
+                scores[sid] = None
             else:
-                scores[sid] = _scores(row)
+                scores[sid] = _scores(row)  # a failed judgement scores 0
         pending = [s for s, v in scores.items() if v is None]
         models[run.name] = {s: v for s, v in scores.items() if v is not None}
         sources.append(

@@ -96,3 +96,44 @@ def test_judge_campaign_then_report(baseline, make_endpoint, packages, stand_in,
     call_command("baseline_report", baseline.campaign.name, "--similarity", "lexical",
                  "--replicates", "300", "--format", "csv", "-o", str(csv_out))  # fmt: skip
     assert csv_out.read_text().startswith("section,name,dimension,metric,value,n,low,high\n")
+
+
+def test_judgements_made_elsewhere_score_the_answers(baseline, make_endpoint, packages, tmp_path):
+    from django.core.management import CommandError
+
+    make_endpoint("outside-judge", model="stand-in-judge")
+    packages("reference-judge")
+    uids = [str(s.uid) for s in baseline.steps]
+    first, second, third = (r.username for r in baseline.raters)
+    lines = [
+        {"subject": {"kind": "human", "campaign": baseline.campaign.name, "rater": who,
+                     "sample": uid}, "judgement_outcome": "ok",
+         "scores": {"local": 60, "procedural": 0, "next": 40}}
+        for who in (first, second, third) for k, uid in enumerate(uids)
+        if not (who == third and k == 3) and not (who == second and k == 0)
+    ]  # fmt: skip
+    lines[-1] = {**lines[-1], "judgement_outcome": "parse_failure"}
+    lines[-1].pop("scores")
+    path = tmp_path / "outside.jsonl"
+    bad = [*lines, {**lines[0]}]
+    path.write_text("\n".join(json.dumps(x) for x in bad) + "\n")
+    with pytest.raises(CommandError, match="judged twice"):
+        call_command("import_judgements", "outside", str(path), "--campaign",
+                     baseline.campaign.name, "--endpoint", "outside-judge")  # fmt: skip
+    abstained = {**lines[0], "subject": {**lines[0]["subject"], "rater": second,
+                                         "sample": uids[0]}}  # fmt: skip
+    path.write_text(json.dumps(abstained) + "\n")
+    with pytest.raises(CommandError, match="no judged response"):
+        call_command("import_judgements", "outside", str(path), "--campaign",
+                     baseline.campaign.name, "--endpoint", "outside-judge")  # fmt: skip
+    assert not Run.objects.filter(name="outside").exists()
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    call_command("import_judgements", "outside", str(path), "--campaign",
+                 baseline.campaign.name, "--endpoint", "outside-judge")  # fmt: skip
+    out = tmp_path / "r.json"
+    call_command("baseline_report", baseline.campaign.name, "--similarity", "lexical",
+                 "--judge", "outside", "--replicates", "200", "-o", str(out))  # fmt: skip
+    report = json.loads(out.read_text())
+    # 11 counted responses; 10 judged (one abstained fully), one of them failed (scores 0)
+    assert report["judge"]["run"] == "outside" and report["responses"] == 11
+    assert report["human"]["local"]["score"] == pytest.approx(9 * 60 / 11)

@@ -156,6 +156,7 @@ def test_models_on_the_identical_steps_and_the_gap(report):  # eqs. 11, 13, 16, 
     m1, m2 = report["models"]
     assert (m1["model"], m1["steps"], m1["missing_steps"]) == ("m1", 4, 0)
     assert (m2["model"], m2["steps"], m2["missing_steps"]) == ("m2", 3, 1)
+    assert m2["missing"] == ["i4"] and m1["missing"] == []
     close(m1["local"], 40)
     close(m1["procedural"], 32.5)
     close(m1["overall"], 35)

@@ -34,3 +34,8 @@ def test_the_demo_gives_the_rater_baseline_items_and_the_admin_a_report(settings
     items = report["items"]
     assert report["responses"] == 2 * items - 1 and report["broken"]["responses"] == 1
     assert report["models"] == [] or report["models"][0]["model"] == "demo-official-stand-in"
+    assert report["judge"]["run"] == "demo-baseline-judge"
+    from scoring.models import Judgement
+
+    judged = Judgement.objects.filter(run__name="demo-baseline-judge").count()
+    assert judged == report["responses"] - report["judge"]["not_judged"].get("unanswerable", 0)
