@@ -8,14 +8,15 @@ import json
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from review.audit.blind import blind_state
-from review.campaigns.selectors import assignment_for_or_404
+from review.audit.kind import KIND
+from review.campaigns.selectors import assignment_for_or_404 as _assignment_for_or_404
 from review.campaigns.services import CampaignClosed, LeaseLost, renew, save_draft, submit
 
 NO_STORE = {"Cache-Control": "private, no-store"}
@@ -44,6 +45,14 @@ def _body(request) -> dict:
 
 
 # --- the reviewer's item (reached by token only) ---------------------------------------------
+
+
+def assignment_for_or_404(user, token):
+    """The user's own assignment of an audit campaign (another kind's token is a 404 here)."""
+    assignment = _assignment_for_or_404(user, token)
+    if assignment.campaign.kind != KIND:
+        raise Http404("No such assignment.")
+    return assignment
 
 
 @login_required

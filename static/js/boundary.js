@@ -106,6 +106,15 @@ function renderWindows() {
   $("windows").replaceChildren(...nodes);
 }
 
+// A clip that became ready replaces only its own box: a comment being typed keeps its focus.
+function updateClips() {
+  for (const w of state.windows) {
+    const box = root.querySelector(`.window[data-window="${w.name}"] .clip`);
+    const shown = box && box.querySelector("video");
+    if (box && !(shown && w.clip.status === "ready")) box.replaceChildren(clipNode(w));
+  }
+}
+
 function updateChoices() {
   // Only the buttons change when a label is chosen: the clips keep playing.
   for (const li of root.querySelectorAll(".window")) {
@@ -148,7 +157,7 @@ async function refresh() {
     if (state && next.phase === state.phase) {
       const changed = next.windows.some((w, n) => w.clip.status !== state.windows[n].clip.status);
       state = next;
-      if (changed) renderWindows();
+      if (changed) updateClips();
       if (preparing(next)) setTimeout(refresh, POLL_MS);
     } else {
       adopt(next);

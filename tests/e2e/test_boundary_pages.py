@@ -72,15 +72,17 @@ def test_a_boundary_reviewer_rules_all_four_windows_of_two_steps_from_the_keyboa
     _tab_to(page, "main button[type=submit]")
     page.keyboard.press("Enter")
     page.wait_for_selector(".window.focused", timeout=15_000)
-    _wait_ready(page)
     first_url = page.url
     shown = page.eval_on_selector_all(".window", "nodes => nodes.map(n => n.dataset.window)")
-    # window 1 valid, 2 invalid with a comment, 3 uncertain, then back up to 1 and on to 4
+    # window 1 valid, 2 invalid with a comment (typed while the clips get ready: it keeps its
+    # focus), 3 uncertain, then back up to 1 and on to 4
     page.keyboard.press("v")
     page.keyboard.press("j")
     page.keyboard.press("i")
     page.keyboard.press("c")
-    page.keyboard.type("v i u j k Enter stays text")
+    page.keyboard.type("v i u j k")
+    _wait_ready(page)
+    page.keyboard.type(" Enter stays text")
     page.keyboard.press("Escape")
     for key in ("ArrowDown", "u", "k", "k", "j", "j", "j", "v", "Space"):
         page.keyboard.press(key)

@@ -163,6 +163,25 @@ def test_the_last_step_has_three_windows(world, reviewers):
     )
     assert response.status_code == 400 and "next_visible" in response.json()
     assert not assignment.submissions.exists()
+    # A draft keeps what was typed, as typed, and comes back with the state.
+    draft = {"windows": {"early": {"label": "invalid", "comment": "  half a thought"}}}
+    saved = client.put(
+        reverse("boundary:item-draft", args=[assignment.token]),
+        json.dumps({"payload": draft}),
+        content_type="application/json",
+    )
+    assert saved.status_code == 200
+    again = client.get(reverse("boundary:item-state", args=[assignment.token])).json()
+    assert again["draft"] == draft and again["answers"] is None
+    bad = client.put(
+        reverse("boundary:item-draft", args=[assignment.token]),
+        json.dumps({"payload": {"windows": {"sideways": {}}}}),
+        content_type="application/json",
+    )
+    assert bad.status_code == 400
+    assert (
+        client.get(reverse("boundary:item-state", args=[assignment.token])).json()["draft"] == draft
+    )
 
 
 def test_roles_are_checked_on_every_boundary_page(
@@ -176,7 +195,8 @@ def test_roles_are_checked_on_every_boundary_page(
         for url in (item_url, reverse("boundary:item-state", args=[token])):
             assert client.get(url).status_code == 404, (user.username, url)
     # An audit page does not open a boundary token, nor the other way round.
-    assert owner.get(reverse("audit:item", args=[token])).status_code in (200, 404)
+    assert owner.get(reverse("audit:item", args=[token])).status_code == 404
+    assert owner.get(reverse("audit:item-state", args=[token])).status_code == 404
     item = world.campaign.items.first()
     staff = [
         reverse("boundary:queue"),

@@ -128,3 +128,35 @@ def test_other_studies_are_not_filtered(
     _boundary_campaign(diagnostic, admin_user, django_user_model)
     study = boundary_study(diagnostic, models, make_endpoint, packages, template="history")
     assert window_filter(study) is None
+
+
+def test_complete_predictions_count_the_filtered_steps_usable_everywhere():
+    import numpy as np
+
+    from scoring.reports.study import filter_provenance
+    from scoring.stats import Cell, ScoreTable
+
+    m, c, n = 2, 4, 5
+    status = np.full((m, c, n), int(Cell.OK), dtype=np.int8)
+    status[1, 2, 1] = Cell.API_ERROR  # step 1 lacks a prediction under one condition
+    status[0, 0, 2] = Cell.INVALID  # an invalid answer is an answer: step 2 stays
+    scores = np.where((status == Cell.OK)[..., None], 50.0, np.nan) * np.ones((1, 1, 1, 3))
+    keep = np.array([True, True, True, False, True])
+    table = ScoreTable(
+        models=("a", "b"),
+        conditions=("early", "official", "outcome_visible", "next_visible"),
+        dimensions=("local", "procedural", "next"),
+        items=np.array(list("vwxyz"), dtype=object),
+        videos=np.array(list("ppqqr"), dtype=object),
+        scenes=np.array(list("sssss"), dtype=object),
+        scores=scores,
+        status=status,
+        window_valid=np.tile(keep, (c, 1)),
+    )
+    sets = {"audited": 5, "official_valid": 5, "four_way_valid": 4}
+    applied = filter_provenance(
+        {"campaign": "x", "state": "open", "valid": [], "sets": sets}, table
+    )
+    assert applied["four_way_valid_complete_predictions"] == 3  # v, x, z
+    assert applied["four_way_valid"] == 4 and applied["campaign_state"] == "open"
+    assert filter_provenance(None, table) == NO_WINDOW_FILTER
