@@ -105,6 +105,15 @@ function renderClip() {
     await player.seekFrame(0);
     root.dataset.ready = "1";
   }, { once: true });
+  // An interval that ends with the clip can reach the end before the last frame is reported:
+  // land on the interval's last frame all the same.
+  video.addEventListener("ended", () => {
+    const range = player.range;
+    if (range) {
+      player.range = null;
+      player.seekFrame(range.to - 1);
+    }
+  });
   video.addEventListener("error", () => status("The clip will not play here; mark the media as not playing.", "error"));
 }
 

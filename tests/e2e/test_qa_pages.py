@@ -124,7 +124,13 @@ def test_a_reviewer_reviews_a_multi_turn_group_from_the_keyboard(
     admin_page.goto(f"/qa/sets/{world.group_set.pk}/")
     edits = admin_page.locator("[data-role=edits]").text_content()
     assert "A corrected answer" in edits and "the bell rings later" in edits
+    assert SCRIPT in edits  # the original answer's payload, shown as text
     assert_inert(admin_page, context_dialogs(open_as))
+    for url in ("/qa/sets/", "/qa-reports/", f"/qa-reports/{world.campaign.pk}/"):
+        admin_page.goto(url)
+        assert_inert(admin_page, context_dialogs(open_as))
+    report_edits = admin_page.locator("[data-role=edits]").text_content()
+    assert "A corrected answer" in report_edits and SCRIPT in report_edits
 
 
 def context_dialogs(open_as):
