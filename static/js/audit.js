@@ -157,13 +157,18 @@ function renderCriteria() {
   list.replaceChildren(...nodes);
 }
 
+function renderMedia() {
+  const ctx = state.context;
+  if (ctx) renderClip($("clip"), ctx.clip, ctx.marks, ctx.duration_s);
+  else renderClip($("clip"), state.observation.clip, null, null);
+}
+
 function render() {
   $("phase").textContent = part === "phase1" ? "· phase 1 of 2" : part === "phase2" ? "· phase 2 of 2" : "· done";
   $("instructions").textContent = state.instructions;
   const ctx = state.context;
   $("media-title").textContent = ctx ? "Context around the step (phase 2)" : "Observation (what a model sees)";
-  if (ctx) renderClip($("clip"), ctx.clip, ctx.marks, ctx.duration_s);
-  else renderClip($("clip"), state.observation.clip, null, null);
+  renderMedia();
   renderTexts();
   renderCriteria();
   $("submit").textContent = part === "phase1" ? "Submit phase 1 and open phase 2 (Enter)" : "Submit phase 2 and go to the next item (Enter)";
@@ -189,7 +194,8 @@ async function refresh() {
     const after = next.context ? next.context.clip : next.observation.clip;
     if (state && next.phase === state.phase) {
       state = next;
-      if (before.status !== after.status) render();
+      // Only the clip changes: the criteria (and a comment being typed) keep their focus.
+      if (before.status !== after.status) renderMedia();
       if (after.status === "preparing") setTimeout(refresh, POLL_MS);
     } else {
       adopt(next);
