@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from annotation.tags import tag_strata
 from review.sampling import DEFAULT_BIN_EDGES_US, bin_labels, bin_of
 from scoring.models import ItemState, Judgement, Outcome, RunItem, Study
 from scoring.runs.services import target_steps
@@ -79,5 +80,11 @@ def study_table(study: Study) -> ScoreTable:
         scenes=np.array([s.scene_slug for s in steps], dtype=object),
         scores=scores,
         status=status,
-        strata={"duration_bin": np.array([duration_bin(s) for s in steps], dtype=object)},
+        strata={
+            "duration_bin": np.array([duration_bin(s) for s in steps], dtype=object),
+            **{
+                name: np.array(levels, dtype=object)
+                for name, levels in tag_strata([list(s.tags) for s in steps]).items()
+            },
+        },
     )
