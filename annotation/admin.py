@@ -38,7 +38,7 @@ class MicroStepAdmin(admin.ModelAdmin):
     list_display = ("video", "number", "start", "cutoff", "outcome", "end", "status", "version")
     list_select_related = ("video",)
     list_filter = ("status", "video__scene")
-    search_fields = ("uid", "local_intent", "procedural_intent", "next_step")
+    search_fields = ("uid", "local_intent", "procedural_intent", "next_step", "tags")
     inlines = [StepRevisionInline]
     actions = ["render_official"]
 

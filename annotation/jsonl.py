@@ -17,8 +17,9 @@ from django.db import transaction
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from pydantic import ValidationError as SchemaError
 
-from annotation.models import LABEL_FIELDS, TIME_FIELDS, MicroStep, StepRevision
+from annotation.models import LABEL_FIELDS, TAG_FIELDS, TIME_FIELDS, MicroStep, StepRevision
 from annotation.services import step_create
+from annotation.tags import clean_tags
 from media.models import SourceVideo
 from studio.services import now
 
@@ -38,6 +39,7 @@ class StepLine(BaseModel):
     procedural_intent: str = ""
     next_step: str = ""
     plausible_next_steps: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
     status: Literal["active", "retracted"] = "active"
 
 
@@ -99,6 +101,10 @@ def steps_import(*, lines: Iterable[str], author=None, reason: str = "imported")
     taken = set(MicroStep.objects.filter(uid__in=uids).values_list("uid", flat=True))
     seen: set[uuid.UUID] = set()
     for number, item in parsed:
+        try:
+            clean_tags(item.tags)
+        except ValidationError as exc:
+            errors.append(LineError(number, _validation_message(exc)))
         if item.video_sha256 not in videos:
             errors.append(LineError(number, f"no video with SHA-256 {item.video_sha256}"))
         if item.uid is not None:
@@ -122,7 +128,7 @@ def steps_import(*, lines: Iterable[str], author=None, reason: str = "imported")
 
 
 def _create(item: StepLine, video: SourceVideo, author, reason: str) -> MicroStep:
-    labels = item.model_dump(include=set(LABEL_FIELDS))
+    labels = item.model_dump(include=set(LABEL_FIELDS + TAG_FIELDS))
     times = item.model_dump(include=set(TIME_FIELDS))
     if item.status == "active":
         return step_create(
@@ -136,6 +142,7 @@ def _create(item: StepLine, video: SourceVideo, author, reason: str) -> MicroSte
         )
     # A retracted step keeps its history elsewhere; here it is stored as it was exported,
     # outside the no-overlap rule, which binds active steps only.
+    labels["tags"] = clean_tags(labels["tags"])
     step = MicroStep(
         video=video, created_by=author, status=MicroStep.Status.RETRACTED, **times, **labels
     )
@@ -172,6 +179,7 @@ def steps_export(*, steps=None) -> Iterator[str]:
             procedural_intent=step.procedural_intent,
             next_step=step.next_step,
             plausible_next_steps=step.plausible_next_steps,
+            tags=step.tags,
             status=step.status,
         )
         yield json.dumps(line.model_dump(mode="json"), ensure_ascii=False) + "\n"

@@ -13,12 +13,20 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
 
-from annotation.models import FIELD_NAMES, LABEL_FIELDS, TIME_FIELDS, MicroStep, StepRevision
+from annotation.models import (
+    FIELD_NAMES,
+    LABEL_FIELDS,
+    TAG_FIELDS,
+    TIME_FIELDS,
+    MicroStep,
+    StepRevision,
+)
+from annotation.tags import clean_tags
 from media.models import SourceVideo
 from media.timebase import MAX_STEP_US
 from studio.services import now
 
-EDITABLE_FIELDS = TIME_FIELDS + LABEL_FIELDS
+EDITABLE_FIELDS = TIME_FIELDS + LABEL_FIELDS + TAG_FIELDS
 REQUIRED_LABELS = ("local_intent", "procedural_intent", "next_step")
 
 
@@ -57,6 +65,8 @@ def _clean_labels(values: Mapping) -> dict:
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
             raise ValidationError({"plausible_next_steps": "Must be a list of texts."})
         cleaned["plausible_next_steps"] = [i.strip() for i in items if i.strip()]
+    if "tags" in values:
+        cleaned["tags"] = clean_tags(values["tags"])
     return cleaned
 
 
@@ -165,7 +175,7 @@ def step_create(
     uid: uuid.UUID | None = None,
     **labels,
 ) -> MicroStep:
-    unknown = set(labels) - set(LABEL_FIELDS)
+    unknown = set(labels) - set(LABEL_FIELDS + TAG_FIELDS)
     if unknown:
         raise ValidationError(dict.fromkeys(sorted(unknown), "Unknown field."))
     _lock_video(video.pk)
@@ -341,7 +351,12 @@ def _is_replay(*, step_id: int, author, version: int, values: Mapping) -> bool:
         expected = _apply(revision.previous, values)
     except ValidationError:
         return False
-    return all(expected.get(k) == revision.values.get(k) for k in EDITABLE_FIELDS)
+    # revisions written before tags existed hold no "tags": the step had none
+    return all(
+        expected.get(k, [] if k in TAG_FIELDS else None)
+        == revision.values.get(k, [] if k in TAG_FIELDS else None)
+        for k in EDITABLE_FIELDS
+    )
 
 
 def step_save(
@@ -542,8 +557,8 @@ def step_merge(
 
 def revision_diff(revision: StepRevision) -> list[dict]:
     """The fields a revision changed, each with its human name and its value before and after."""
-    before = revision.previous or {}
-    after = revision.values or {}
+    before = {"tags": [], **(revision.previous or {})} if revision.previous else {}
+    after = {"tags": [], **(revision.values or {})}  # older revisions hold no tags: none
     return [
         {
             "field": name,

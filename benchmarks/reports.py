@@ -3,16 +3,27 @@
 1. A study report of 4 models x 14 conditions x 640 steps (32 source videos, 15 scenes): every
    contrast of the three templates (boundary 7, evidence 3, history 3) for every model and all
    models, on every dimension and Overall, with 2,000 source-video bootstrap replicates.
+   Every effect has its micro, scene-macro and video-macro estimate, each with its interval.
    Goal: <= 2 s. Measured without breakdowns (the contrasts and condition scores) and with them
    (every scene and duration bin too). Baseline: a plain loop calling the engine's
-   ``paired_difference`` once per effect and pandas ``groupby`` for the condition means.
+   ``paired_difference`` once per effect and statistic (micro, scene macro, video macro) and
+   pandas ``groupby`` for the condition means.
 2. A leaderboard of 15 models x 3,014 steps (micro, scene and video macro of 8 columns + Overall
    and the diagnostic average, per-scene table). Goal: <= 300 ms. Baseline: pandas groupby.
 3. The cache: the same report requested again (``--db``: a migrated SQLite database in a
    temporary folder holding the 640-step study's report row): one aggregate query and one row.
    Goal: <= 20 ms.
+4. The leaderboard with its database read (``--postgres``, DATABASE_URL naming a PostgreSQL
+   server; a throwaway database is created, migrated and dropped): a frozen release of 3,014
+   steps (32 videos, 15 scenes), 15 prediction runs under Official imported through
+   ``predictions_import`` (1 % refusals) and one reference and one video judge run over all of
+   them through ``judgements_import`` (90,420 judgements). Timed: ``compute_leaderboard``
+   (choosing the runs, reading the steps, items and judgements, computing every number; the
+   cache is not used). Baseline of the same run: the plain ``values_list`` read of the same
+   rows (the steps, every run's items and the judgements' scores), nothing computed. Goal:
+   <= 300 ms.
 
-Run from the repository root:  .venv/bin/python benchmarks/reports.py [--db]
+Run from the repository root:  .venv/bin/python benchmarks/reports.py [--db] [--postgres]
 Every figure is the best of several timed runs (time.perf_counter); the script also checks that
 the baseline gives the same numbers.
 """
@@ -121,18 +132,27 @@ def baseline_study(table, contrasts):
         mask = valid[a] & valid[b]
         for mi, model in enumerate(models):
             pairs = (
-                [(k.label(), values[mi, a, :, dims.index(k.dimensions[0])]
-                  - values[mi, b, :, dims.index(k.dimensions[0])]
-                  - values[mi, a, :, dims.index(k.dimensions[1])]
-                  + values[mi, b, :, dims.index(k.dimensions[1])])]
+                [
+                    (
+                        k.label(),
+                        values[mi, a, :, dims.index(k.dimensions[0])]
+                        - values[mi, b, :, dims.index(k.dimensions[0])]
+                        - values[mi, a, :, dims.index(k.dimensions[1])]
+                        + values[mi, b, :, dims.index(k.dimensions[1])],
+                    )
+                ]
                 if k.dimensions
                 else [(d, values[mi, a, :, di] - values[mi, b, :, di]) for di, d in enumerate(dims)]
-            )  # fmt: skip
+            )
             for dim, diff in pairs:
                 d = np.where(mask, diff, np.nan)
-                effects[(k.name, model, dim)] = paired_difference(
-                    d, np.zeros_like(d), table.videos, n_resamples=2000, seed=SEED
-                )
+                effects[(k.name, model, dim)] = {
+                    statistic: paired_difference(
+                        d, np.zeros_like(d), table.videos, n_resamples=2000, seed=SEED,
+                        statistic=statistic, scenes=table.scenes,
+                    )
+                    for statistic in ("micro", "scene_macro", "video_macro")
+                }  # fmt: skip
     rows = []
     for mi, model in enumerate(models):
         for ci, cond in enumerate(table.conditions):
@@ -140,10 +160,16 @@ def baseline_study(table, contrasts):
                 v = np.where(valid[ci], values[mi, ci, :, di], np.nan)
                 rows.append(
                     pd.DataFrame(
-                        {"model": model, "condition": cond, "dimension": dim, "v": v,
-                         "scene": table.scenes, "video": table.videos}
+                        {
+                            "model": model,
+                            "condition": cond,
+                            "dimension": dim,
+                            "v": v,
+                            "scene": table.scenes,
+                            "video": table.videos,
+                        }
                     )
-                )  # fmt: skip
+                )
     frame = pd.concat(rows).dropna(subset=["v"])
     keys = ["model", "condition", "dimension"]
     micro = frame.groupby(keys)["v"].mean()
@@ -207,14 +233,21 @@ def check_study(result, baseline):
     for r in result["effects"]:
         if r["stratum"] != "all":
             continue
-        ref = effects[(r["contrast"], r["model"], r["dimension"])]
-        for ours, theirs in (
-            (r["estimate"], ref.estimate),
-            (r["low"], ref.low),
-            (r["high"], ref.high),
+        refs = effects[(r["contrast"], r["model"], r["dimension"])]
+        for statistic, key, prefix in (
+            ("micro", "estimate", ""),
+            ("scene_macro", "scene_macro", "scene_macro_"),
+            ("video_macro", "video_macro", "video_macro_"),
         ):
-            worst = max(worst, abs(ours - theirs))
-        assert r["n"] == ref.n
+            ref = refs[statistic]
+            for ours, theirs in (
+                (r[key], ref.estimate),
+                (r[f"{prefix}low"], ref.low),
+                (r[f"{prefix}high"], ref.high),
+            ):
+                worst = max(worst, abs(ours - theirs))
+            assert r[f"{prefix}significant"] is ref.significant
+        assert r["n"] == refs["micro"].n
     for r in result["conditions"]:
         if r["stratum"] != "all":
             continue
@@ -263,10 +296,233 @@ def cache_timing() -> float | None:
     return seconds
 
 
+LB_MODELS, LB_STEPS, LB_VIDEOS, LB_SCENES = 15, 3014, 32, 15
+
+
+def _seed_leaderboard(tmp: Path) -> None:
+    """The release, 15 imported prediction runs and the two judge runs (see the docstring)."""
+    import hashlib
+    import json
+
+    from django.contrib.auth import get_user_model
+
+    from annotation.models import MicroStep
+    from annotation.releases import release_freeze
+    from media.models import Scene, SourceVideo
+    from scoring.endpoints import endpoint_create
+    from scoring.judges.imports import judgements_import
+    from scoring.models import RunKind
+    from scoring.packages import package_resolve, packages_sync_builtin
+    from scoring.runs.imports import predictions_import
+
+    admin = get_user_model().objects.create_superuser("bench-admin", password=None)
+    scenes = [
+        Scene.objects.create(slug=f"indoor/scene_{i:02d}", name=f"Scene {i}", setting="indoor")
+        for i in range(LB_SCENES)
+    ]
+    per_video = -(-LB_STEPS // LB_VIDEOS)
+    seconds = per_video * 2 + 2
+    steps, made = [], 0
+    for v in range(LB_VIDEOS):
+        video = SourceVideo(
+            scene=scenes[v % LB_SCENES],
+            title=f"bench-{v}.mp4",
+            file=f"sources/bench-{v}.mp4",
+            sha256=hashlib.sha256(f"bench-video-{v}".encode()).hexdigest(),
+            size_bytes=1,
+            container="mov,mp4,m4a,3gp,3g2,mj2",
+            codec="h264",
+            width=640,
+            height=360,
+            fps_num=30,
+            duration_us=seconds * 1_000_000,
+        )
+        video.set_frame_times_us([round(i * 1_000_000 / 30) for i in range(seconds * 30)])
+        video.save()
+        for i in range(min(per_video, LB_STEPS - made)):
+            start = i * 2_000_000
+            steps.append(
+                MicroStep(
+                    video=video,
+                    position=i,
+                    start_us=start,
+                    cutoff_us=start + 1_000_000,
+                    outcome_us=start + 1_500_000,
+                    end_us=start + 2_000_000,
+                    local_intent=f"step {made}",
+                    procedural_intent="why",
+                    next_step="next",
+                )
+            )
+            made += 1
+    MicroStep.objects.bulk_create(steps, batch_size=2000)  # seeding only: no revisions needed
+    release = release_freeze(name="bench", author=admin)
+    uids = list(release.steps.order_by("sample_id").values_list("sample_id", flat=True))
+    packages_sync_builtin()
+    prediction = package_resolve("official-prediction")
+    rng = np.random.default_rng(SEED)
+    runs = []
+    for m in range(LB_MODELS):
+        endpoint = endpoint_create(
+            name=f"bench-model-{m:02d}",
+            base_url="http://127.0.0.1:9/v1",
+            model=f"model-{m}",
+            open_weights=m % 3 == 0,
+        )
+        path = tmp / f"pred-{m}.jsonl"
+        refused = rng.random(len(uids)) < 0.01
+        with path.open("w") as out:
+            for uid, refusal in zip(uids, refused, strict=True):
+                line = {"sample": str(uid), "outcome": "refusal" if refusal else "ok",
+                        "prediction": None if refusal else
+                        {"local_intent": "a", "procedural_intent": "b", "next_step": "c"}}  # fmt: skip
+                out.write(json.dumps(line) + "\n")
+        runs.append(
+            predictions_import(
+                name=f"bench-pred-{m:02d}",
+                path=path,
+                endpoint=endpoint,
+                package=prediction,
+                condition="official",
+                release=release,
+            )
+        )
+    judge = endpoint_create(name="bench-judge", base_url="http://127.0.0.1:9/v1", model="judge")
+    for kind, package, scale in (
+        (RunKind.REFERENCE, "reference-judge", ("local", "procedural", "next")),
+        (RunKind.VIDEO, "video-judge", ("gf", "hic", "tpc", "npf")),
+    ):
+        path = tmp / f"judge-{kind}.jsonl"
+        top = 100 if kind == RunKind.REFERENCE else 4
+        with path.open("w") as out:
+            for run in runs:
+                for key in run.items.filter(outcome="ok").values_list("key", flat=True):
+                    scores = {d: int(rng.integers(0, top + 1)) for d in scale}
+                    line = {"subject": {"kind": "prediction", "run": run.name, "sample": key},
+                            "judgement_outcome": "ok", "scores": scores}  # fmt: skip
+                    out.write(json.dumps(line) + "\n")
+        judgements_import(
+            name=f"bench-{kind}",
+            path=path,
+            kind=kind,
+            runs=runs,
+            endpoint=judge,
+            package=package_resolve(package),
+        )
+
+
+def _plain_read(release) -> int:
+    """The baseline: the same rows as plain tuples, nothing computed."""
+    from scoring.models import Judgement, Run, RunItem, RunKind
+
+    rows = len(list(release.steps.order_by("sample_id").values_list(
+        "sample_id", "scene_slug", "video_sha256")))  # fmt: skip
+    for run in Run.objects.filter(kind=RunKind.PREDICTION, release=release):
+        rows += len(list(RunItem.objects.filter(run=run).values_list("pk", "key", "outcome")))
+    for judge in Run.objects.filter(kind__in=[RunKind.REFERENCE, RunKind.VIDEO]):
+        dims = ("local", "procedural", "next") if judge.kind == RunKind.REFERENCE else (
+            "gf", "hic", "tpc", "npf")  # fmt: skip
+        rows += len(list(Judgement.objects.filter(run=judge, outcome="ok").values_list(
+            "prediction_id", *dims)))  # fmt: skip
+    return rows
+
+
+def leaderboard_db_timing(rounds: int, keep: bool = False) -> None:
+    """Part 4 on a throwaway PostgreSQL database (created, migrated, dropped), or with ``keep``
+    on the database ``bench_reports_leaderboard``, seeded once and kept for the next run (the
+    seeding goes through the import services and takes minutes on a busy machine)."""
+    from benchmarks.workspace_api import admin_url, create_database, drop_database
+
+    base = os.environ.get("DATABASE_URL", "")
+    if not base.startswith("postgres"):
+        raise SystemExit("--postgres needs DATABASE_URL naming a PostgreSQL server")
+    name = "bench_reports_leaderboard" if keep else f"bench_reports_{os.getpid()}"
+    tmp = Path(tempfile.mkdtemp(prefix="bench-leaderboard-"))
+    if not (keep and _database_exists(base, name)):
+        create_database(base, name)
+    try:
+        os.environ["DATABASE_URL"] = admin_url(base, name)
+        for key in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND"):
+            os.environ.pop(key, None)
+        os.environ["STUDIO_VAR_DIR"] = str(tmp / "var")
+        os.environ["LOG_LEVEL"] = "WARNING"
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings")
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
+        from annotation.models import Release
+
+        if not Release.objects.filter(name="bench").exists():
+            start = time.perf_counter()
+            _seed_leaderboard(tmp)
+            from django.db import connection
+
+            with connection.cursor() as cursor:  # statistics, as autovacuum would gather them
+                cursor.execute("ANALYZE")
+            print(f"   seeded in {time.perf_counter() - start:.0f} s")
+        else:
+            print(f"   reusing the seeded database {name} (--keep)")
+        from scoring.reports.leaderboard import compute_leaderboard, leaderboard_runs
+
+        release = Release.objects.get(name="bench")
+
+        def ours():
+            entries = leaderboard_runs(release=release, manifest=None, condition="official")
+            return compute_leaderboard(
+                release=release, manifest=None, condition="official", entries=entries
+            )
+
+        board = ours()
+        assert len(board["models"]) == LB_MODELS
+        assert all(r["steps"] == LB_STEPS for r in board["models"]), board["models"][0]
+        rows = _plain_read(release)
+        for r in range(rounds):
+            t_ours, _ = best(ours, 3)
+            t_base, _ = best(lambda: _plain_read(release), 3)
+            print(f"   round {r + 1}: leaderboard with its database read {t_ours * 1e3:7.1f} ms"
+                  f"   plain values_list read of the same {rows:,} rows {t_base * 1e3:7.1f} ms"
+                  f"   ratio {t_ours / t_base:.2f}x   goal <= 300 ms: "
+                  f"{'met' if t_ours <= 0.3 else 'NOT met'}")  # fmt: skip
+    finally:
+        if "django" in sys.modules and sys.modules["django"].apps.apps.ready:
+            from django.db import connections
+
+            connections.close_all()
+        if not keep:
+            drop_database(base, name)
+
+
+def _database_exists(base: str, name: str) -> bool:
+    import psycopg
+
+    from benchmarks.workspace_api import admin_url
+
+    with psycopg.connect(admin_url(base, "postgres"), autocommit=True) as conn:
+        return (
+            conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+            is not None
+        )
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--db", action="store_true", help="also time the cache on SQLite")
+    parser.add_argument(
+        "--postgres", action="store_true", help="also time the leaderboard's database read"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of part 4")
+    parser.add_argument("--only-postgres", action="store_true", help="part 4 only")
+    parser.add_argument(
+        "--keep", action="store_true", help="part 4: seed once, keep and reuse the database"
+    )
     args = parser.parse_args()
+    if args.only_postgres:
+        print("4. leaderboard with its database read, PostgreSQL")
+        leaderboard_db_timing(args.rounds, args.keep)
+        return
     rng = np.random.default_rng(SEED)
     table, contrasts = study_table(rng)
     print(
@@ -300,6 +556,10 @@ def main():
     assert diff < 1e-9 and math.isclose(corr[0], pd_corr[0]) and math.isclose(corr[1], pd_corr[1])
     print(f"   ours: {t_lb * 1e3:8.1f} ms   pandas groupby: {t_pd * 1e3:8.1f} ms   "
           f"ratio {t_pd / t_lb:.1f}x   goal <= 300 ms: {'met' if t_lb <= 0.3 else 'NOT met'}")  # fmt: skip
+    if args.postgres:
+        print("4. leaderboard with its database read, PostgreSQL")
+        leaderboard_db_timing(args.rounds, args.keep)
+        return  # django is set up on PostgreSQL now
     if args.db:
         print("3. cached report, SQLite")
         t_cache = cache_timing()

@@ -12,10 +12,11 @@ from django.db import transaction
 
 from annotation.models import Release, ReleaseStep
 from annotation.releases import (
-    RECORD_FIELDS,
+    RECORD_ROW_FIELDS,
     BundleError,
     bundle_export,
     bundle_zip_tempfile,
+    release_record,
     release_records,
 )
 from review.models import Manifest, ManifestSample, SampleDesign
@@ -25,7 +26,7 @@ from studio.canonical import sha256_hex as _sha256_hex
 from studio.services import now
 
 RECORD_FORMAT = "subset-step/1"
-_ROW_FIELDS = ("sample_id", "scene_slug", *RECORD_FIELDS[2:])
+_ROW_FIELDS = RECORD_ROW_FIELDS
 BATCH = 2000
 
 
@@ -138,9 +139,7 @@ def manifest_records(*, manifest: Manifest) -> Iterator[dict]:
         .values_list(*(f"release_step__{f}" for f in _ROW_FIELDS), "duration_bin", "group")
     )
     for *values, duration_bin, group in rows.iterator(chunk_size=BATCH):
-        record = dict(zip(RECORD_FIELDS, values, strict=True))
-        record["sample_id"] = str(record["sample_id"])
-        record["plausible_next_steps"] = list(record["plausible_next_steps"])
+        record = release_record(tuple(values))  # "tags" only when the step has some
         record["duration_bin"] = duration_bin
         record["group"] = group or None
         yield record

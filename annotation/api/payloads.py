@@ -25,6 +25,7 @@ STEP_FIELDS = (
     "procedural_intent",
     "next_step",
     "plausible_next_steps",
+    "tags",
     "status",
     "version",
     "updated_at",

@@ -37,6 +37,12 @@ class _Labels(serializers.Serializer):
         required=False,
         max_length=50,
     )
+    tags = serializers.ListField(
+        child=TextField(max_length=81),
+        required=False,
+        max_length=20,
+        help_text="Breakdown tags: labels or key:value (docs/steps-jsonl.md).",
+    )
 
 
 class StepCreateInput(_Labels):
@@ -103,6 +109,7 @@ class StepOutput(serializers.Serializer):
     procedural_intent = serializers.CharField()
     next_step = serializers.CharField()
     plausible_next_steps = serializers.ListField(child=serializers.CharField())
+    tags = serializers.ListField(child=serializers.CharField())
     status = serializers.ChoiceField(choices=["active", "retracted"])
     version = serializers.IntegerField()
     updated_at = serializers.DateTimeField()

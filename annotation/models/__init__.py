@@ -3,6 +3,7 @@ from annotation.models.releases import FrozenError, Release, ReleaseStep
 from annotation.models.steps import (
     FIELD_NAMES,
     LABEL_FIELDS,
+    TAG_FIELDS,
     TIME_FIELDS,
     MicroStep,
     StepRevision,
@@ -11,6 +12,7 @@ from annotation.models.steps import (
 __all__ = [
     "FIELD_NAMES",
     "LABEL_FIELDS",
+    "TAG_FIELDS",
     "TIME_FIELDS",
     "FrozenError",
     "MicroStep",

@@ -20,6 +20,8 @@ from media.timebase import MAX_STEP_US
 
 TIME_FIELDS = ("start_us", "cutoff_us", "outcome_us", "end_us")
 LABEL_FIELDS = ("local_intent", "procedural_intent", "next_step", "plausible_next_steps")
+# Breakdown tags (annotation/tags.py): edited with the labels, hidden like them.
+TAG_FIELDS = ("tags",)
 # How every page names a step's fields (the history page, the workspace, its overlays).
 FIELD_NAMES = {
     "start_us": "Start",
@@ -30,6 +32,7 @@ FIELD_NAMES = {
     "procedural_intent": "Procedural intent",
     "next_step": "Next step",
     "plausible_next_steps": "Plausible next steps",
+    "tags": "Tags",
     "status": "Status",
 }
 
@@ -57,6 +60,11 @@ class MicroStep(models.Model):
     procedural_intent = models.TextField(blank=True)
     next_step = models.TextField(blank=True)
     plausible_next_steps = models.JSONField(default=list, blank=True)
+    tags = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Breakdown tags: labels or key:value, sorted (annotation/tags.py)",
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
     version = models.PositiveIntegerField(default=1, help_text="Optimistic-concurrency version")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -120,6 +128,7 @@ class MicroStep(models.Model):
             "procedural_intent": self.procedural_intent,
             "next_step": self.next_step,
             "plausible_next_steps": list(self.plausible_next_steps),
+            "tags": list(self.tags),
             "status": self.status,
         }
 

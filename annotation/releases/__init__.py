@@ -14,17 +14,20 @@ from annotation.releases.bundle import (
 from annotation.releases.services import (
     RECORD_FIELDS,
     RECORD_FORMAT,
+    RECORD_ROW_FIELDS,
     release_correct,
     release_create,
     release_export,
     release_freeze,
     release_import,
+    release_record,
     release_records,
 )
 
 __all__ = [
     "RECORD_FIELDS",
     "RECORD_FORMAT",
+    "RECORD_ROW_FIELDS",
     "BundleError",
     "BundleHashes",
     "VerifyReport",
@@ -39,5 +42,6 @@ __all__ = [
     "release_export",
     "release_freeze",
     "release_import",
+    "release_record",
     "release_records",
 ]

@@ -23,6 +23,7 @@ from annotation.releases.bundle import (
     bundle_verify,
 )
 from annotation.services import label_missing
+from annotation.tags import clean_tags
 from media.models import SourceVideo
 from studio.canonical import FORMAT, RecordStream, build_manifest, canonical_bytes, sha256_hex
 from studio.services import now
@@ -42,17 +43,25 @@ RECORD_FIELDS = (
     "next_step",
     "plausible_next_steps",
 )
-# Columns of ReleaseStep in RECORD_FIELDS order (scene is stored as scene_slug).
-_ROW_FIELDS = ("sample_id", "scene_slug", *RECORD_FIELDS[2:])
+# A record carries "tags" only when the step has some, so the records (and every hash) of steps
+# without tags are those of before tags existed.
+OPTIONAL_FIELDS = ("tags",)
+# Columns of ReleaseStep in RECORD_FIELDS order (scene is stored as scene_slug), then the tags.
+_ROW_FIELDS = ("sample_id", "scene_slug", *RECORD_FIELDS[2:], "tags")
+RECORD_ROW_FIELDS = _ROW_FIELDS
 _TEXT_FIELDS = ("scene", "video_sha256", "local_intent", "procedural_intent", "next_step")
 _INT_FIELDS = ("position", "start_us", "cutoff_us", "outcome_us", "end_us")
 BATCH = 2000
 
 
-def _record(row: tuple) -> dict:
-    record = dict(zip(RECORD_FIELDS, row, strict=True))
+def release_record(row: tuple) -> dict:
+    """A ``release-step/1`` record from a row of ``RECORD_ROW_FIELDS`` (ReleaseStep columns)."""
+    *values, tags = row
+    record = dict(zip(RECORD_FIELDS, values, strict=True))
     record["sample_id"] = str(record["sample_id"])
     record["plausible_next_steps"] = list(record["plausible_next_steps"])
+    if tags:
+        record["tags"] = list(tags)
     return record
 
 
@@ -62,7 +71,7 @@ def release_records(*, release: Release) -> Iterator[dict]:
         ReleaseStep.objects.filter(release=release).order_by("sample_id").values_list(*_ROW_FIELDS)
     )
     for row in rows.iterator(chunk_size=BATCH):
-        yield _record(row)
+        yield release_record(row)
 
 
 def _check_name(name: str) -> None:
@@ -85,7 +94,7 @@ def _diff(parent: Release, child: Release) -> dict:
             added.append(b["sample_id"])
             b = next(new, None)
         else:
-            fields = [k for k in RECORD_FIELDS if a[k] != b[k]]
+            fields = [k for k in (*RECORD_FIELDS, *OPTIONAL_FIELDS) if a.get(k, []) != b.get(k, [])]
             if fields:
                 changed.append({"sample_id": a["sample_id"], "fields": fields})
             a, b = next(old, None), next(new, None)
@@ -112,6 +121,7 @@ def _copy_steps(*, release: Release, steps) -> None:
         "scene_slug": f"c.{scene.get_field('slug').column}",
         "video_sha256": f"v.{video.get_field('sha256').column}",
         **{name: f"s.{step.get_field(name).column}" for name in RECORD_FIELDS[3:]},
+        "tags": f"s.{step.get_field('tags').column}",
     }
     ids_sql, ids_params = steps.values("id").query.sql_with_params()
     # Only identifiers from model metadata are interpolated; every value is a parameter.
@@ -249,8 +259,17 @@ def release_export(*, release: Release, path: Path, as_zip: bool = False) -> Pat
 
 
 def _check_record(number: int, record: dict) -> None:
-    if set(record) != set(RECORD_FIELDS):
+    if set(record) - set(OPTIONAL_FIELDS) != set(RECORD_FIELDS):
         raise ValidationError(f"{RECORDS} line {number}: fields are not those of {RECORD_FORMAT}.")
+    if "tags" in record:
+        try:
+            tags = clean_tags(record["tags"])
+        except ValidationError as exc:
+            raise ValidationError(f"{RECORDS} line {number}: {' '.join(exc.messages)}") from None
+        if not tags or tags != record["tags"]:
+            raise ValidationError(
+                f"{RECORDS} line {number}: tags must be a non-empty sorted list of unique tags."
+            )
     try:
         uuid.UUID(record["sample_id"])
     except (ValueError, TypeError, AttributeError):
@@ -319,6 +338,7 @@ def release_import(*, path: Path, author=None) -> Release:
                 sample_id=uuid.UUID(r["sample_id"]),
                 scene_slug=r["scene"],
                 **{k: r[k] for k in RECORD_FIELDS[2:]},
+                tags=r.get("tags", []),
             )
             for r in batch
         )

@@ -87,25 +87,39 @@ def leaderboard_inputs(*, release, manifest, condition, entries) -> dict:
     }
 
 
-def _values(run: Run, judge: Run | None, dims, index: dict, scale: int) -> tuple:
+def _judged(judge: Run, dims, read: dict) -> dict:
+    """The ok judgements of a judge run as {prediction id: scores}, read once per judge run
+    however many prediction runs it judged (``read`` holds what was read already)."""
+    if judge.pk not in read:
+        rows = (
+            Judgement.objects.filter(run=judge, outcome=Outcome.OK)
+            .order_by()
+            .values_list("prediction_id", *dims)
+        )
+        read[judge.pk] = {pk: scores for pk, *scores in rows.iterator(chunk_size=10_000)}
+    return read[judge.pk]
+
+
+def _values(run: Run, judge: Run | None, dims, index: dict, scale: int, read: dict) -> tuple:
     """(N, D) full-benchmark values (0 unless prediction and judgement are ok) and outcomes."""
     n = len(index)
     values = np.zeros((n, len(dims)))
     outcomes = dict.fromkeys(["ok", "parse_failure", "refusal", "api_error", "pending"], 0)
     items = {}
-    for pk, key, outcome in RunItem.objects.filter(run=run).values_list("pk", "key", "outcome"):
+    rows = RunItem.objects.filter(run=run).order_by().values_list("pk", "key", "outcome")
+    for pk, key, outcome in rows:
         if key in index:
             items[pk] = index[key]
             outcomes[outcome or "pending"] += 1
     outcomes["pending"] += n - len(items)  # steps the run never had
     judged = 0
     if judge is not None:
-        rows = Judgement.objects.filter(
-            run=judge, prediction_id__in=list(items), outcome=Outcome.OK
-        ).values_list("prediction_id", *dims)
-        for pk, *scores in rows:
-            values[items[pk]] = scores
-            judged += 1
+        scores = _judged(judge, dims, read)
+        for pk, i in items.items():
+            found = scores.get(pk)
+            if found is not None:
+                values[i] = found
+                judged += 1
     return values * scale, outcomes, judged
 
 
@@ -119,14 +133,15 @@ def compute_leaderboard(*, release, manifest, condition, entries) -> dict:
     )
     rows, scene_rows = [], []
     overall_rows, diagnostic_rows = [], []
+    read: dict = {}  # judge run -> its ok judgements, read once
     for e in entries:
         run, ref, vid = e["run"], e["reference"], e["video"]
-        ref_values, outcomes, judged = _values(run, ref, REFERENCE, index, 1)
+        ref_values, outcomes, judged = _values(run, ref, REFERENCE, index, 1, read)
         overall = ref_values.mean(axis=1)
         matrix = [*ref_values.T, overall]
         diag = None
         if vid is not None:
-            vid_values, _, _ = _values(run, vid, VIDEO, index, 25)
+            vid_values, _, _ = _values(run, vid, VIDEO, index, 25, read)
             diag = vid_values.mean(axis=1)
             matrix += [*vid_values.T, diag]
         means = group_means(np.array(matrix), scenes, videos)

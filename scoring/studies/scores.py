@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from annotation.tags import tag_strata
 from review.sampling import DEFAULT_BIN_EDGES_US, bin_labels, bin_of
 from scoring.models import ItemState, Judgement, Outcome, RunItem, Study
 from scoring.models.studies import StudyTemplate
@@ -104,5 +105,11 @@ def study_table(study: Study, *, filter_set: dict | None = None) -> ScoreTable:
         scenes=np.array([s.scene_slug for s in steps], dtype=object),
         scores=scores,
         status=status,
-        strata={"duration_bin": np.array([duration_bin(s) for s in steps], dtype=object)},
+        strata={
+            "duration_bin": np.array([duration_bin(s) for s in steps], dtype=object),
+            **{
+                name: np.array(levels, dtype=object)
+                for name, levels in tag_strata([list(s.tags) for s in steps]).items()
+            },
+        },
     )

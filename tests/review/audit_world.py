@@ -69,6 +69,9 @@ def synth_source(folder):
     return synth_video(folder / "zebra-hidden-title.mp4", seconds=9, fps=30, size=(320, 180)).path
 
 
+HIDDEN_TAG = "quince-hidden-tag"
+
+
 def build_world(
     *, tmp_path, admin, annotator, reviewers, per_item=3, instructions="", source=None, extra=""
 ) -> World:
@@ -94,6 +97,7 @@ def build_world(
                 procedural_intent=why + extra,
                 next_step=nxt + extra,
                 plausible_next_steps=[p + extra for p in plausible],
+                tags=[f"action_type:{HIDDEN_TAG}", "okra-hidden-label"],
             )
         )
     release = release_freeze(name="secret_release_v1", author=admin)
@@ -135,6 +139,10 @@ def build_world(
         *(str(s.uid) for s in steps),
         *(s.uid.hex for s in steps),
         video.file.name,
+        # step tags describe the step for analysis: never shown to a reviewer
+        HIDDEN_TAG,
+        "okra-hidden-label",
+        "action_type",
     ]
     return world
 

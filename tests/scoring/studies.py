@@ -13,7 +13,9 @@ CONTRAST = [{"name": "scene prior", "a": "scene_only", "b": "prompt_only"}]
 
 @pytest.fixture
 def study_release(db, scene, make_video, annotator, admin_user):
-    """Six labelled steps over three videos in two scenes, frozen as release ``sr``."""
+    """Six labelled steps over three videos in two scenes, frozen as release ``sr``; each
+    video's first step is tagged ``action_type:grasp``, its second ``action_type:place`` and
+    ``occluded``."""
     from annotation.releases import release_freeze
     from annotation.services import step_create
     from media.models import Scene
@@ -34,6 +36,7 @@ def study_release(db, scene, make_video, annotator, admin_user):
                 local_intent=f"Pick up the {w}",
                 procedural_intent=f"The {w} is needed next",
                 next_step=f"Put the {w} down",
+                tags=["action_type:grasp"] if i == 0 else ["action_type:place", "occluded"],
             )
     return release_freeze(name="sr", author=admin_user)
 

@@ -265,3 +265,30 @@ def test_rows_match_the_engine_on_random_tables(assert_close):
             assert_close(batch.high[s], high, f"case {case} row {s} high")
             assert_close(means["scene_macro"][s], macro_mean(rows[s], scenes), f"case {case}")
             assert_close(means["video_macro"][s], macro_mean(rows[s], videos), f"case {case}")
+
+
+def test_a_tag_stratum_breaks_every_contrast_down_and_untagged_items_have_no_level():
+    table = _table()
+    tagged = ScoreTable(
+        **{
+            f: getattr(table, f)
+            for f in ("models", "conditions", "dimensions", "items", "videos", "scenes")
+        },
+        scores=table.scores,
+        status=table.status,
+        strata={"tag:action_type": np.array(["pour", "pour", "", "cut", "pour", ""], dtype=object)},
+    )
+    r = study_estimates(tagged, contrasts=CONTRASTS, n_resamples=500, seed=3)
+    levels = {(e["stratum"], e["level"]) for e in r["effects"]}
+    assert {lv for s, lv in levels if s == "tag:action_type"} == {"cut", "pour"}
+    pour = _eff(r, "m1", stratum="tag:action_type", level="pour")  # i1, i2, i5: [20, -30, 30]
+    assert (pour["n"], pour["videos"], pour["scenes"]) == (3, 3, 2)
+    assert pour["estimate"] == pytest.approx(20 / 3)
+    assert pour["scene_macro"] == pytest.approx(((20 - 30) / 2 + 30) / 2)
+    ref = paired_difference(
+        np.array([60.0, 0, 70]), np.array([40.0, 30, 40]), np.array(["v1", "v2", "v3"]),
+        n_resamples=500, seed=3,
+    )  # fmt: skip
+    assert (pour["low"], pour["high"]) == (pytest.approx(ref.low), pytest.approx(ref.high))
+    gain = _eff(r, "m1", "local-next", contrast="gain", stratum="tag:action_type", level="cut")
+    assert gain["n"] == 1 and gain["low"] is None  # one source video: no interval

@@ -137,6 +137,33 @@ def test_a_study_predicts_then_judges_each_condition_and_reports_by_hand(
             assert row[f"{statistic}_low"] == pytest.approx(ref.low, abs=1e-9)
             assert row[f"{statistic}_high"] == pytest.approx(ref.high, abs=1e-9)
             assert row[f"{statistic}_significant"] is ref.significant
+        # every tag present is a breakdown: action_type by value, the plain label by itself
+        tags = {s: study_release.steps.get(sample_id=s).tags for s in samples}
+        for stratum, level, members in (
+            ("tag:action_type", "grasp", [s for s in samples if "action_type:grasp" in tags[s]]),
+            ("tag:action_type", "place", [s for s in samples if "action_type:place" in tags[s]]),
+            ("tag:occluded", "occluded", [s for s in samples if "occluded" in tags[s]]),
+        ):
+            part = next(
+                r
+                for r in report["effects"]
+                if r["model"] == model
+                and r["dimension"] == "overall"
+                and (r["stratum"], r["level"]) == (stratum, level)
+            )
+            d = [a[samples.index(s)] - b[samples.index(s)] for s in members]
+            assert (part["n"], part["videos"]) == (3, 3)
+            assert part["estimate"] == pytest.approx(sum(d) / 3)
+            ref = paired_difference(
+                np.array(d), np.zeros(3), np.array([videos[samples.index(s)] for s in members]),
+                seed=11,
+            )  # fmt: skip
+            assert (part["low"], part["high"]) == (
+                pytest.approx(ref.low, abs=1e-9),
+                pytest.approx(ref.high, abs=1e-9),
+            )
+        strata = {r["stratum"] for r in report["effects"]}
+        assert strata == {"all", "scene", "duration_bin", "tag:action_type", "tag:occluded"}
     assert report["bootstrap"]["replicates"] == 2000 and report["bootstrap"]["seed"] == 11
     prov = report["provenance"]
     assert prov["set"]["sample_list_sha256"] == study_release.sample_list_sha256
