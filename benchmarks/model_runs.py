@@ -323,7 +323,8 @@ def media_preparation(args, run, media) -> dict:
         sent = 0
         for item in items:
             request = handler.prepare(run, item)
-            sent += len(request.take_body(partial(request_body, run, package, request.data)))
+            pieces = request.take_body(partial(request_body, run, package, request.data))
+            sent += sum(len(piece) for piece in pieces)
         return sent
 
     import pybase64

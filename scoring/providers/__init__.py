@@ -15,6 +15,7 @@ from scoring.providers.client import (
 from scoring.providers.media import (
     MediaPayload,
     body_bytes,
+    body_pieces,
     file_sha256,
     frames_payload,
     video_base64_payload,
@@ -36,6 +37,7 @@ __all__ = [
     "backoff_seconds",
     "base_url_check",
     "body_bytes",
+    "body_pieces",
     "chat_call",
     "classify_completion",
     "classify_status",

@@ -153,8 +153,9 @@ def chat_call(
     """POST ``body`` to ``{base_url}/chat/completions`` until a decision; never raises for what
     the provider does (only ``Cancelled``).
 
-    ``body`` may be a function (returning the body, or its JSON bytes): it is called once a slot
-    is held, so a call waiting for a slot holds no request bytes (a frames request is
+    ``body`` may be a function (returning the body, its JSON bytes, or those bytes as a list of
+    pieces, sent one after the other under one Content-Length): it is called once a slot is
+    held, so a call waiting for a slot holds no request bytes (a frames request is
     megabytes)."""
     result = CallResult(verdict=Verdict("api_error", "no attempt was made"))
     try:
@@ -166,9 +167,10 @@ def chat_call(
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if key:
         headers["Authorization"] = f"Bearer {key}"
-    payload: bytes | None = None
+    payload: bytes | list[bytes] | None = None
     if not callable(body):
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    sent_headers = headers
     client = _client(endpoint.timeout_seconds)
     limits = endpoint.limits
     for number in range(1, endpoint.attempts + 1):
@@ -179,15 +181,17 @@ def chat_call(
             with limiter.slot(limits, should_stop=should_stop) as held:
                 if payload is None:
                     built = body()
-                    payload = (
-                        built
-                        if isinstance(built, bytes)
-                        else json.dumps(built, ensure_ascii=False).encode("utf-8")
-                    )
+                    if isinstance(built, dict):
+                        built = json.dumps(built, ensure_ascii=False).encode("utf-8")
+                    payload = built
+                    if isinstance(payload, list):
+                        # A list is sent piece by piece; the length keeps it one plain body.
+                        length = str(sum(len(piece) for piece in payload))
+                        sent_headers = {**headers, "Content-Length": length}
                 started = datetime.now(UTC)
                 t0 = time.perf_counter()
                 try:
-                    response = client.post(url, content=payload, headers=headers)
+                    response = client.post(url, content=payload, headers=sent_headers)
                     text = response.text
                     status = response.status_code
                     error = ""

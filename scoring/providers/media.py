@@ -63,7 +63,14 @@ def _parts_of(encoded: list[tuple[str, bytes, bytes]]) -> list[dict]:
 
 def body_bytes(make_body: Callable[[list[dict]], dict], payload: MediaPayload | None) -> bytes:
     """The JSON request body ``make_body(media parts)``, UTF-8, exactly the bytes of
-    ``json.dumps(body, ensure_ascii=False)`` with the parts in it.
+    ``json.dumps(body, ensure_ascii=False)`` with the parts in it."""
+    return b"".join(body_pieces(make_body, payload))
+
+
+def body_pieces(make_body: Callable[[list[dict]], dict], payload: MediaPayload | None) -> list:
+    """``body_bytes`` as the pieces that make it up, in order: the request is sent piece by piece
+    (with its Content-Length), so the megabytes of a frames request are never copied into one
+    string (joining them cost more than reading the files).
 
     Data URLs are megabytes: instead of turning each file's base64 into a string, copying it into
     the URL, scanning it again for JSON escapes and encoding it back to bytes, the body is
@@ -71,7 +78,7 @@ def body_bytes(make_body: Callable[[list[dict]], dict], payload: MediaPayload | 
     (base64 and the ``data:`` prefix never need escaping in JSON)."""
     if payload is None or payload.encode is None:
         body = make_body(payload.parts if payload is not None else [])
-        return json.dumps(body, ensure_ascii=False).encode("utf-8")
+        return [json.dumps(body, ensure_ascii=False).encode("utf-8")]
     encoded = payload.encode()
     token = secrets.token_hex(16)
     markers = [f"{token}:{i}" for i in range(len(encoded))]
@@ -85,7 +92,7 @@ def body_bytes(make_body: Callable[[list[dict]], dict], payload: MediaPayload | 
         pieces += [text[at:found], escaped, data]
         at = found + len(marker)
     pieces.append(text[at:])
-    return b"".join(pieces)
+    return pieces
 
 
 def stat_key(path) -> tuple:
