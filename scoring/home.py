@@ -33,6 +33,28 @@ def admin_run_cards(user) -> Iterator[HomeCard]:
 
 
 @home_card
+def admin_baseline_cards(user) -> Iterator[HomeCard]:
+    if ADMIN not in roles_of(user):
+        return
+    from review.baseline.kind import KIND
+    from review.campaigns.models import Campaign
+
+    count = Campaign.objects.filter(kind=KIND).count()
+    if count:
+        yield HomeCard(
+            role=ADMIN,
+            title="Human baselines",
+            text="Human and matched model scores with the gap and its clustered interval, "
+            "answerability, agreement, Next ambiguity, per rater, duration and scene.",
+            url=reverse("scoring:baseline-list"),
+            link_text="Open the baselines",
+            count=count,
+            count_label="baseline campaign" if count == 1 else "baseline campaigns",
+            order=62,
+        )
+
+
+@home_card
 def admin_judgeval_card(user) -> Iterator[HomeCard]:
     """The admin's judge-validation reports (humans against the automatic judges)."""
     if ADMIN not in roles_of(user):
@@ -40,7 +62,7 @@ def admin_judgeval_card(user) -> Iterator[HomeCard]:
     from review.campaigns.models import Campaign
 
     count = Campaign.objects.filter(kind="judge_validation").count()
-    if not count:  # nothing to report yet; the list page is still at /judge-validation/
+    if not count:
         return
     yield HomeCard(
         role=ADMIN,
@@ -52,3 +74,24 @@ def admin_judgeval_card(user) -> Iterator[HomeCard]:
         count_label="campaign" if count == 1 else "campaigns",
         order=75,
     )
+
+
+@home_card
+def admin_qa_report_cards(user) -> Iterator[HomeCard]:
+    if ADMIN not in roles_of(user):
+        return
+    from review.campaigns.models import Campaign
+
+    campaigns = Campaign.objects.filter(kind="qa_review").count()
+    if campaigns:
+        yield HomeCard(
+            role=ADMIN,
+            title="QA review reports",
+            text="Decisions on QA groups by structure, category and modality with Wilson "
+            "intervals, agreement, proposed edits, and the QA judge's accuracy and mean score.",
+            url=reverse("scoring:qa-reports"),
+            link_text="Open the reports",
+            count=campaigns,
+            count_label="QA-review campaigns",
+            order=62,
+        )
