@@ -12,8 +12,10 @@ statistics; the count of the others is reported. Every number is unrounded; unde
 - Per judge run against the human mean H: Pearson, Spearman, Kendall τ-b, MAE, signed bias and
   the large-disagreement rate |J - H| >= 25 (eqs. 38-41, ``judge_agreement``) per dimension, and
   Overall from the within-item means of J and H (eq. 40): so Overall MAE is not the mean of the
-  dimension MAEs. MAE, bias and the large rate carry source-video-clustered bootstrap 95 %
-  intervals (``clustered_bootstrap_rows``; the paper gives none).
+  dimension MAEs. Every one of the six carries a source-video-clustered bootstrap 95 %
+  interval (the paper gives none): MAE, bias and the large rate from
+  ``clustered_bootstrap_rows``, the correlations from ``judge_correlation_intervals``, on the
+  same replicates (one seed).
 - Model ranking: human and judge Overall per model, ranks side by side (1 = highest; ties share
   the lower rank), and the Spearman correlation of the two series.
 - Per scene: n, MAE and bias per dimension and Overall.
@@ -39,6 +41,7 @@ from scoring.stats import (
     icc_2k,
     icc_2k_interval,
     judge_agreement,
+    judge_correlation_intervals,
     krippendorff_alpha,
     rank_correlations,
 )
@@ -47,6 +50,7 @@ DIMENSIONS = ("local", "procedural", "next")
 ALL = (*DIMENSIONS, "overall")
 LARGE = 25.0
 AGREEMENT_KEYS = ("pearson", "spearman", "kendall_tau_b", "mae", "bias", "large_disagreement_rate")
+INTERVAL_KEYS = ("pearson_ci", "spearman_ci", "kendall_tau_b_ci", "mae_ci", "bias_ci", "large_ci")
 
 
 @dataclass(frozen=True)
@@ -122,9 +126,15 @@ def _judge_section(
         for d, dim in enumerate(ALL):
             for offset, key in ((0, "mae_ci"), (4, "bias_ci"), (8, "large_ci")):
                 agreement[dim][key] = [_clean(boot.low[offset + d]), _clean(boot.high[offset + d])]
+            # The same seed and items: the same replicates as the intervals above.
+            corr = judge_correlation_intervals(
+                j[:, d], h[:, d], videos.astype(str), n_resamples=n_resamples, seed=seed
+            )
+            for key, (low, high) in corr.items():
+                agreement[dim][f"{key}_ci"] = [_clean(low), _clean(high)]
     else:
         for dim in ALL:
-            agreement[dim] |= {key: [None, None] for key in ("mae_ci", "bias_ci", "large_ci")}
+            agreement[dim] |= {key: [None, None] for key in INTERVAL_KEYS}
     models = sorted({t.model for t in rows})
     human_by, judge_by = [], []
     for m in models:
@@ -242,7 +252,9 @@ def judgeval_report(
 
 CSV_FIELDS = (
     "section", "judge", "dimension", "model", "scene", "column", "n", "icc_2k", "icc_2k_low",
-    "icc_2k_high", "alpha", "pearson", "spearman", "kendall_tau_b", "mae", "mae_low", "mae_high",
+    "icc_2k_high", "alpha", "pearson", "pearson_low", "pearson_high", "spearman", "spearman_low",
+    "spearman_high", "kendall_tau_b", "kendall_tau_b_low", "kendall_tau_b_high", "mae", "mae_low",
+    "mae_high",
     "bias", "bias_low", "bias_high", "large_disagreement_rate", "large_low", "large_high",
     "human", "judge_score", "human_rank", "judge_rank",
 )  # fmt: skip
@@ -265,6 +277,10 @@ def report_csv(report: Mapping) -> str:
         for dim, a in j["agreement"].items():
             put(section="judge", judge=j["judge"], dimension=dim, n=j["n"],
                 **{k: a[k] for k in AGREEMENT_KEYS},
+                pearson_low=a["pearson_ci"][0], pearson_high=a["pearson_ci"][1],
+                spearman_low=a["spearman_ci"][0], spearman_high=a["spearman_ci"][1],
+                kendall_tau_b_low=a["kendall_tau_b_ci"][0],
+                kendall_tau_b_high=a["kendall_tau_b_ci"][1],
                 mae_low=a["mae_ci"][0], mae_high=a["mae_ci"][1], bias_low=a["bias_ci"][0],
                 bias_high=a["bias_ci"][1], large_low=a["large_ci"][0],
                 large_high=a["large_ci"][1])  # fmt: skip

@@ -16,7 +16,7 @@ from .bootstrap import (
 from .estimands import ALL_MODELS as ALL_MODELS
 from .estimands import Contrast, group_means, rank_correlations, study_estimates
 from .intervals import wilson_interval
-from .judge import judge_agreement
+from .judge import judge_agreement, judge_correlation_intervals
 from .scoretable import (
     Cell as Cell,
 )
@@ -47,6 +47,7 @@ __all__ = [
     "icc_2k_interval",
     "icc_21",
     "judge_agreement",
+    "judge_correlation_intervals",
     "krippendorff_alpha",
     "macro_mean",
     "normalized_entropy",

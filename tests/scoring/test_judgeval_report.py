@@ -94,6 +94,23 @@ def test_judge_agreement_per_dimension_by_hand(report):
         assert low <= got["mae"] <= high
 
 
+def test_correlations_carry_the_engines_clustered_intervals_with_the_reports_seed(report):
+    from scoring.judgeval.report import report_csv
+    from scoring.stats import judge_correlation_intervals
+
+    videos = [WHERE[step][1] for step, _ in keys()]
+    agreement = report["judges"][0]["agreement"]
+    for d, dim in enumerate(("local", "procedural", "next")):
+        h = human_matrix(d).mean(axis=1)
+        j = np.array([JUDGE[k][d] for k in keys()], dtype=float)
+        want = judge_correlation_intervals(j, h, videos, n_resamples=500, seed=0)
+        for key in ("pearson", "spearman", "kendall_tau_b"):
+            low, high = agreement[dim][f"{key}_ci"]
+            assert (low, high) == pytest.approx(want[key]), (dim, key)
+            assert low <= high
+    assert "pearson_low,pearson_high" in report_csv(report).splitlines()[0]
+
+
 def test_overall_is_computed_within_item_first(report):
     """Eq. 40: Overall MAE is the MAE of the per-item means, not the mean of dimension MAEs."""
     overall = report["judges"][0]["agreement"]["overall"]

@@ -109,3 +109,59 @@ def test_judge_agreement_degenerate_inputs():
 def test_judge_agreement_rejects_malformed_input(judge, human, large):
     with pytest.raises(ValueError):
         judge_agreement(judge, human, large=large)
+
+
+# --- clustered intervals of the correlations -------------------------------------------------
+
+
+def _loop_correlation_intervals(j, h, clusters, *, n_resamples, seed, confidence=0.95):
+    """The draw rule spelled out: expand every replicate, run scipy on it."""
+    from scoring.stats.bootstrap import picked_counts
+
+    labels, inverse = np.unique(clusters, return_inverse=True)
+    counts = picked_counts(labels.size, n_resamples, seed).astype(int)[:, inverse]
+    reps = {"pearson": [], "spearman": [], "kendall_tau_b": []}
+    for b in range(n_resamples):
+        x, y = np.repeat(j, counts[b]), np.repeat(h, counts[b])
+        if np.ptp(x) == 0 or np.ptp(y) == 0:
+            continue
+        reps["pearson"].append(sps.pearsonr(x, y)[0])
+        reps["spearman"].append(sps.spearmanr(x, y)[0])
+        reps["kendall_tau_b"].append(sps.kendalltau(x, y, variant="b")[0])
+    q = [(1 - confidence) / 2, (1 + confidence) / 2]
+    return {k: tuple(np.quantile(v, q)) if v else (math.nan, math.nan) for k, v in reps.items()}
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_correlation_intervals_equal_scipy_on_every_expanded_replicate(case):
+    from scoring.stats import judge_correlation_intervals
+
+    rng = np.random.default_rng(1000 + case)
+    n = int(rng.integers(4, 40))
+    # Integer scores on a coarse grid give ties on both sides, as 0-100 ratings do.
+    h = rng.integers(0, 11, n) * 10.0
+    j = np.clip(h + rng.integers(-3, 4, n) * 10.0, 0, 100)
+    clusters = rng.integers(0, int(rng.integers(2, 8)), n).astype(str)
+    got = judge_correlation_intervals(j, h, clusters, n_resamples=150, seed=case)
+    want = _loop_correlation_intervals(j, h, clusters, n_resamples=150, seed=case)
+    for key in want:
+        assert got[key] == pytest.approx(want[key], abs=1e-9, nan_ok=True), key
+
+
+def test_correlation_intervals_drop_missing_items_and_refuse_bad_input():
+    from scoring.stats import judge_correlation_intervals
+
+    j = np.array([10.0, 20.0, np.nan, 40.0, 55.0, 70.0])
+    h = np.array([15.0, 10.0, 30.0, 45.0, 50.0, 90.0])
+    clusters = np.array(["a", "a", "b", "b", "c", "c"])
+    got = judge_correlation_intervals(j, h, clusters, n_resamples=100, seed=3)
+    keep = np.isfinite(j)
+    want = _loop_correlation_intervals(j[keep], h[keep], clusters[keep], n_resamples=100, seed=3)
+    for key in want:
+        assert got[key] == pytest.approx(want[key], abs=1e-9), key
+    one_video = judge_correlation_intervals(j, h, ["a"] * 6, n_resamples=100, seed=3)
+    assert all(math.isnan(v) for pair in one_video.values() for v in pair)
+    with pytest.raises(ValueError):
+        judge_correlation_intervals(j, h[:3], clusters, n_resamples=100, seed=3)
+    with pytest.raises(ValueError):
+        judge_correlation_intervals(j, h, clusters, n_resamples=0, seed=3)
