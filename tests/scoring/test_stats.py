@@ -29,6 +29,7 @@ PUBLIC_API = {
     "icc_2k",
     "icc_21",
     "judge_agreement",
+    "judge_correlation_intervals",
     "krippendorff_alpha",
     "macro_mean",
     "normalized_entropy",
