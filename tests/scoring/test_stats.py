@@ -27,6 +27,7 @@ PUBLIC_API = {
     "clustered_bootstrap",
     "fleiss_kappa",
     "icc_2k",
+    "icc_2k_interval",
     "icc_21",
     "judge_agreement",
     "judge_correlation_intervals",
