@@ -84,6 +84,30 @@ def open_as(browser, live_server):
     yield make
     for context in contexts:
         context.close()
+    _wait_for_a_quiet_database()
+
+
+def _wait_for_a_quiet_database(timeout: float = 10.0) -> None:
+    """After a live-server test the database is flushed with one TRUNCATE of every table. A
+    request the server is still answering (a poll sent just before the browser closed) holds
+    locks that TRUNCATE then waits for while the request waits for TRUNCATE's: a deadlock that
+    fails the flush. Wait until no other connection is inside a statement or a transaction."""
+    import time
+
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+            time.sleep(0.05)
 
 
 def open_workspace(context, video):

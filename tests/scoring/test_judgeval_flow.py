@@ -94,9 +94,11 @@ def test_pool_from_runs_and_freeze(setup):
 
 def ratings_file(campaign, raters, *, scores=lambda r, i: (50 + r, 40 + i, 30)):
     lines = []
-    for t in JudgeTriplet.objects.filter(manifest=campaign.manifest).order_by("id"):
+    # i is the triplet's position, not its id: ids grow with every test on PostgreSQL.
+    triplets = JudgeTriplet.objects.filter(manifest=campaign.manifest).order_by("id")
+    for i, t in enumerate(triplets):
         for r, user in enumerate(raters):
-            local, procedural, nxt = scores(r, t.pk)
+            local, procedural, nxt = scores(r, i)
             lines.append({"rater": user.username, "step": str(t.sample.sample_id),
                           "run": t.run_name, "local": local, "procedural": procedural,
                           "next": nxt})  # fmt: skip
