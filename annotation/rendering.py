@@ -2,12 +2,16 @@
 
 Media knows only times, so this is where a step's neighbours are found: the previous and the
 following *active* step of the same video, as the Previous-step and Next-visible conditions need.
+The workspace's Official preview of a step's saved times is asked for here too.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
 
 from annotation.models import MicroStep, ReleaseStep
 from media.batches import RenderJob
@@ -133,4 +137,43 @@ def job_as_json(job: RenderJob) -> dict:
         "previous": times(job.previous),
         "next": times(job.following),
         "seed": job.seed,
+    }
+
+
+@transaction.atomic
+def step_official_preview(*, step: MicroStep, user) -> dict:
+    """The Official clip of a step's *saved* times exactly as a model or rater receives it:
+    the media pipeline's ``official`` condition under its default clip profile.
+
+    Asking is idempotent (the medium is keyed by what determines its bytes, so the same times give
+    the same row and one render, queued after commit); once the clip is ready the user gets an
+    opaque, expiring URL for it.
+    """
+    from media.grants import grant_create
+    from media.models import RenderedMedia
+    from media.renders import media_request
+    from media.windows import StepTimes
+
+    if step.status != MicroStep.Status.ACTIVE:
+        raise ValidationError({"status": "A retracted step has no preview."})
+    times = StepTimes(
+        start_us=step.start_us,
+        cutoff_us=step.cutoff_us,
+        outcome_us=step.outcome_us,
+        end_us=step.end_us,
+    )
+    media = media_request(video=step.video, condition="official", step=times, profile="clip")
+    frames = media.spec.get("frames", [])
+    ready = media.status == RenderedMedia.Status.READY
+    return {
+        "status": media.status,
+        "url": grant_create(user=user, media=media) if ready else None,
+        "version": step.version,
+        "start_us": step.start_us,
+        "cutoff_us": step.cutoff_us,
+        "first_frame": frames[0] if frames else None,
+        "last_frame": frames[-1] if frames else None,
+        "frame_count": len(frames),
+        "boundary_fallback": bool(media.spec.get("boundary_fallback")),
+        "error": media.error if media.status == RenderedMedia.Status.FAILED else "",
     }

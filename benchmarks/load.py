@@ -104,7 +104,8 @@ def seed(args, media_root: Path):
     from django.test import Client
 
     from annotation.models import MicroStep, VideoAssignment
-    from annotation.services import step_create, step_official_preview
+    from annotation.rendering import step_official_preview
+    from annotation.services import step_create
     from media.models import RenderedMedia, Scene
     from media.renders import media_render
     from media.services import video_import

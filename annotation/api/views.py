@@ -30,6 +30,7 @@ from annotation import services
 from annotation.api import serializers as s
 from annotation.api.payloads import revision_payload, step_payload, steps_payload, video_payload
 from annotation.models import MicroStep
+from annotation.rendering import step_official_preview
 from annotation.selectors import step_for_or_404, video_for_or_404
 from media.serving import file_response
 from media.timebase import MAX_STEP_US
@@ -400,4 +401,4 @@ class StepPreviewApi(WorkspaceApiView):
     )
     def post(self, request: Request, step_id: int) -> Response:
         step = step_for_or_404(request.user, step_id, edit=True)
-        return Response(services.step_official_preview(step=step, user=request.user))
+        return Response(step_official_preview(step=step, user=request.user))
