@@ -114,7 +114,17 @@ class Judgement(models.Model):
                 condition=Q(score__isnull=True) | Q(score__lte=5), name="judgement_qa_score_0_5"
             ),
         ]
-        indexes = [models.Index(fields=["run", "sample_id"], name="judgement_run_sample_idx")]
+        indexes = [
+            models.Index(fields=["run", "sample_id"], name="judgement_run_sample_idx"),
+            # Leaderboards read a judge run's ok scores of predictions from this index alone
+            # (an index-only scan on PostgreSQL; the rows themselves hold the texts sent).
+            models.Index(
+                fields=["run", "prediction"],
+                include=["local", "procedural", "next", "gf", "hic", "tpc", "npf"],
+                condition=Q(outcome="ok"),
+                name="judgement_ok_scores_idx",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.run_id}:{self.subject_kind}:{self.subject_key}"

@@ -12,8 +12,9 @@ import io
 import json
 
 import numpy as np
+from django.db.models import FilteredRelation, Q
 
-from scoring.models import Judgement, Outcome, Run, RunItem, RunKind
+from scoring.models import Outcome, Run, RunItem, RunKind
 from scoring.reports.cache import cached_report
 from scoring.reports.provenance import (
     endpoint_snapshot,
@@ -22,7 +23,7 @@ from scoring.reports.provenance import (
     runs_fingerprint,
     set_of,
 )
-from scoring.runs.services import target_steps
+from scoring.runs.services import target_step_values
 from scoring.stats import group_means, rank_correlations
 
 FORMAT = "intent-studio.leaderboard/1"
@@ -52,10 +53,6 @@ COLUMNS = [
 ]
 
 
-def _latest_judge(run: Run, kind: str) -> Run | None:
-    return run.judged_by.filter(kind=kind).order_by("-created_at", "-id").first()
-
-
 def leaderboard_runs(*, release, manifest, condition: str = "official") -> list[dict]:
     """Per endpoint the newest prediction run on the set under ``condition`` with its newest
     reference and video judge runs (``None`` when not judged)."""
@@ -65,16 +62,25 @@ def leaderboard_runs(*, release, manifest, condition: str = "official") -> list[
     chosen: dict[int, Run] = {}
     for run in runs.order_by("-created_at", "-id"):
         chosen.setdefault(run.endpoint_id, run)
-    out = []
-    for run in sorted(chosen.values(), key=lambda r: r.endpoint.name):
-        out.append(
-            {
-                "run": run,
-                "reference": _latest_judge(run, RunKind.REFERENCE),
-                "video": _latest_judge(run, RunKind.VIDEO),
-            }
+    judges: dict[tuple[int, str], Run] = {}  # (prediction run, kind) -> its newest judge run
+    rows = (
+        Run.sources.through.objects.filter(
+            to_run__in=list(chosen.values()),
+            from_run__kind__in=[RunKind.REFERENCE, RunKind.VIDEO],
         )
-    return out
+        .select_related("from_run__endpoint", "from_run__package")
+        .order_by("-from_run__created_at", "-from_run__id")
+    )
+    for link in rows:
+        judges.setdefault((link.to_run_id, link.from_run.kind), link.from_run)
+    return [
+        {
+            "run": run,
+            "reference": judges.get((run.pk, RunKind.REFERENCE)),
+            "video": judges.get((run.pk, RunKind.VIDEO)),
+        }
+        for run in sorted(chosen.values(), key=lambda r: r.endpoint.name)
+    ]
 
 
 def leaderboard_inputs(*, release, manifest, condition, entries) -> dict:
@@ -87,64 +93,90 @@ def leaderboard_inputs(*, release, manifest, condition, entries) -> dict:
     }
 
 
-def _judged(judge: Run, dims, read: dict) -> dict:
-    """The ok judgements of a judge run as {prediction id: scores}, read once per judge run
-    however many prediction runs it judged (``read`` holds what was read already)."""
-    if judge.pk not in read:
-        rows = (
-            Judgement.objects.filter(run=judge, outcome=Outcome.OK)
-            .order_by()
-            .values_list("prediction_id", *dims)
-        )
-        read[judge.pk] = {pk: scores for pk, *scores in rows.iterator(chunk_size=10_000)}
-    return read[judge.pk]
+def _ok_scores(judge: Run) -> FilteredRelation:
+    """The judgements of a prediction by ``judge`` that scored it."""
+    return FilteredRelation(
+        "judged_in", condition=Q(judged_in__run=judge, judged_in__outcome=Outcome.OK)
+    )
 
 
-def _values(run: Run, judge: Run | None, dims, index: dict, scale: int, read: dict) -> tuple:
-    """(N, D) full-benchmark values (0 unless prediction and judgement are ok) and outcomes."""
+OUTCOMES = ("ok", "parse_failure", "refusal", "api_error", "pending")
+
+
+def _scored(entries, index: dict) -> dict[int, tuple]:
+    """Per prediction run: (N, 3) reference and (N, 4) video values on the 0-100 scale (0 unless
+    prediction and judgement are ok; video ``None`` without a video judge), the outcomes, and
+    the number of steps the reference judge scored.
+
+    One query per pair of judge runs (usually one for the whole board: one judge run judges every
+    model): each item's outcome beside its ok judgements, read from the covering index of ok
+    scores (``judgement_ok_scores_idx``)."""
+    by_judges: dict[tuple, list[Run]] = {}
+    for e in entries:
+        by_judges.setdefault((e["reference"], e["video"]), []).append(e["run"])
+    out = {}
+    for (ref, vid), runs in by_judges.items():
+        query = RunItem.objects.filter(run__in=runs).order_by()
+        columns = ["run_id", "key", "outcome"]
+        for alias, judge, dims in (("ref", ref, REFERENCE), ("vid", vid, VIDEO)):
+            if judge is not None:
+                query = query.annotate(**{alias: _ok_scores(judge)})
+                columns += [f"{alias}__{d}" for d in dims]
+        rows: dict[int, list] = {run.pk: [] for run in runs}
+        for row in query.values_list(*columns):
+            rows[row[0]].append(row)
+        for run_id, run_rows in rows.items():
+            out[run_id] = _arrays(run_rows, ref is not None, vid is not None, index)
+    return out
+
+
+def _arrays(rows: list, has_ref: bool, has_vid: bool, index: dict) -> tuple:
     n = len(index)
-    values = np.zeros((n, len(dims)))
-    outcomes = dict.fromkeys(["ok", "parse_failure", "refusal", "api_error", "pending"], 0)
-    items = {}
-    rows = RunItem.objects.filter(run=run).order_by().values_list("pk", "key", "outcome")
-    for pk, key, outcome in rows:
-        if key in index:
-            items[pk] = index[key]
-            outcomes[outcome or "pending"] += 1
-    outcomes["pending"] += n - len(items)  # steps the run never had
-    judged = 0
-    if judge is not None:
-        scores = _judged(judge, dims, read)
-        for pk, i in items.items():
-            found = scores.get(pk)
-            if found is not None:
-                values[i] = found
-                judged += 1
-    return values * scale, outcomes, judged
+    at = np.fromiter((index.get(r[1], -1) for r in rows), dtype=np.int64, count=len(rows))
+    kept = at >= 0
+    outcomes = dict.fromkeys(OUTCOMES, 0)
+    for row, keep in zip(rows, kept.tolist(), strict=True):
+        if keep:
+            outcomes[row[2] or "pending"] += 1
+    outcomes["pending"] += n - int(kept.sum())  # steps the run never had
+    width = len(REFERENCE) * has_ref + len(VIDEO) * has_vid
+    # None (no ok judgement) becomes NaN, then 0: the full-benchmark rule.
+    found = np.array([r[3:] for r in rows], dtype=float).reshape(len(rows), width)[kept]
+    values = np.zeros((n, width))
+    values[at[kept]] = np.nan_to_num(found, nan=0.0)
+    split = len(REFERENCE) if has_ref else 0
+    ref_values = values[:, :split] if has_ref else np.zeros((n, len(REFERENCE)))
+    judged = int((~np.isnan(found[:, 0])).sum()) if has_ref else 0
+    vid_values = values[:, split:] * 25 if has_vid else None
+    return ref_values, vid_values, outcomes, judged
 
 
 def compute_leaderboard(*, release, manifest, condition, entries) -> dict:
-    steps = target_steps(release=release, manifest=manifest)
-    index = {str(s.sample_id): i for i, s in enumerate(steps)}
-    scenes = np.array([s.scene_slug for s in steps], dtype=object)
-    videos = np.array([s.video_sha256 for s in steps], dtype=object)
+    steps = target_step_values(
+        release=release, manifest=manifest, fields=("sample_id", "scene_slug", "video_sha256")
+    )
+    index = {str(sample): i for i, (sample, _scene, _video) in enumerate(steps)}
+    scenes = np.array([scene for _sample, scene, _video in steps], dtype=object)
+    videos = np.array([video for _sample, _scene, video in steps], dtype=object)
+    # Integer codes: the engine groups them much faster than strings (the same groups).
+    scene_codes = np.unique(scenes, return_inverse=True)[1]
+    video_codes = np.unique(videos, return_inverse=True)[1]
+    scored = _scored(entries, index)
     returned = returned_models(
         r.pk for e in entries for r in (e["run"], e["reference"], e["video"]) if r is not None
     )
     rows, scene_rows = [], []
     overall_rows, diagnostic_rows = [], []
-    read: dict = {}  # judge run -> its ok judgements, read once
     for e in entries:
         run, ref, vid = e["run"], e["reference"], e["video"]
-        ref_values, outcomes, judged = _values(run, ref, REFERENCE, index, 1, read)
+        ref_values, vid_values, outcomes, judged = scored[run.pk]
         overall = ref_values.mean(axis=1)
         matrix = [*ref_values.T, overall]
         diag = None
-        if vid is not None:
-            vid_values, _, _ = _values(run, vid, VIDEO, index, 25, read)
+        if vid_values is not None:
             diag = vid_values.mean(axis=1)
             matrix += [*vid_values.T, diag]
-        means = group_means(np.array(matrix), scenes, videos)
+        means = group_means(np.array(matrix), scene_codes, video_codes)
         row = {
             "model": run.endpoint.name,
             "group": "open" if run.endpoint.open_weights else "closed",

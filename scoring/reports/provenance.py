@@ -19,6 +19,7 @@ def returned_models(run_ids) -> dict[int, list[str]]:
     rows = (
         RunItem.objects.filter(run_id__in=list(run_ids))
         .exclude(returned_model="")
+        .order_by()  # not by position: DISTINCT would take it in
         .values_list("run_id", "returned_model")
         .distinct()
     )

@@ -108,12 +108,22 @@ def provenance(*, endpoint: Endpoint, package: PromptPackage, release, manifest)
     }
 
 
+def _target_query(release: Release, manifest: Manifest | None):
+    if manifest is not None:
+        ids = manifest.samples.values("release_step_id")
+        return ReleaseStep.objects.filter(pk__in=ids).order_by("sample_id")
+    return release.steps.order_by("sample_id")
+
+
 def target_steps(*, release: Release, manifest: Manifest | None) -> list[ReleaseStep]:
     """The frozen steps of a run, in sample-uid order."""
-    if manifest is not None:
-        ids = manifest.samples.values_list("release_step_id", flat=True)
-        return list(ReleaseStep.objects.filter(pk__in=ids).order_by("sample_id"))
-    return list(release.steps.order_by("sample_id"))
+    return list(_target_query(release, manifest))
+
+
+def target_step_values(*, release: Release, manifest: Manifest | None, fields) -> list[tuple]:
+    """``target_steps`` as tuples of ``fields`` (no model instances: a report of thousands of
+    steps reads only the columns it needs)."""
+    return list(_target_query(release, manifest).values_list(*fields))
 
 
 def scene_name(slug: str) -> str:

@@ -129,3 +129,56 @@ def test_command_and_page(client, admin_user, rater, study_release, board_runs, 
     assert client.get(url, {"release": "sr"}).status_code == 404
     assert client.get(url).status_code == 404
     assert client.get(chart, {"release": "sr", "condition": "prompt_only"}).status_code == 404
+
+
+def _import_judge(tmp_path, name, kind, run, scores_of, endpoint, package):
+    """A judge run of ``run`` imported from lines whose scores ``scores_of(i)`` gives (None: the
+    judge failed on that step)."""
+    from scoring.judges.imports import judgements_import
+
+    lines = []
+    for i, item in enumerate(run.items.filter(outcome="ok").order_by("key")):
+        scores = scores_of(i)
+        subject = {"kind": "prediction", "run": run.name, "sample": item.key}
+        outcome = "ok" if scores is not None else "parse_failure"
+        lines.append({"subject": subject, "judgement_outcome": outcome, "scores": scores})
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return judgements_import(
+        name=name, path=path, kind=kind, runs=[run], endpoint=endpoint, package=package
+    )
+
+
+def test_the_newest_judges_count_and_video_scores_are_times_25(
+    study_release, board_runs, make_endpoint, packages, tmp_path
+):
+    runs, _old_judge = board_runs
+    b = next(r for r in runs if r.endpoint.name == "model-b")  # 4 ok predictions of 6 steps
+    judge = make_endpoint("judge-2", model="stand-in-judge")
+    newer = _import_judge(
+        tmp_path, "ref-2", "reference", b,
+        lambda i: None if i == 0 else {"local": 10 * i, "procedural": 20, "next": 30},
+        judge, packages("reference-judge"),
+    )  # fmt: skip
+    video = _import_judge(
+        tmp_path, "vid-1", "video", b,
+        lambda i: None if i == 3 else {"gf": i, "hic": 4, "tpc": 0, "npf": 2},
+        judge, packages("video-judge"),
+    )  # fmt: skip
+    board = json.loads(leaderboard(release=study_release, condition="prompt_only")[0])
+    row = next(r for r in board["models"] if r["model"] == "model-b")
+    assert (row["reference_judge"], row["video_judge"]) == (newer.name, video.name)
+    assert row["judged"] == 3  # the first ok prediction's judgement failed
+    # Six steps; the failed predictions, the failed judgements and the rest score 0.
+    assert row["local"] == pytest.approx((10 + 20 + 30) / 6)
+    assert row["procedural"] == pytest.approx(20 * 3 / 6)
+    assert row["overall"] == pytest.approx((60 + 60 + 90) / 3 / 6)
+    assert row["gf"] == pytest.approx(25 * (0 + 1 + 2) / 6)
+    assert row["hic"] == pytest.approx(25 * 4 * 3 / 6)
+    assert row["npf"] == pytest.approx(25 * 2 * 3 / 6) and row["tpc"] == 0
+    assert row["diagnostic_average"] == pytest.approx(
+        (row["gf"] + row["hic"] + row["tpc"] + row["npf"]) / 4
+    )
+    a = next(r for r in board["models"] if r["model"] == "model-a")
+    assert a["video_judge"] is None and a["gf"] is None
+    assert board["correlation"]["models"] == 1
