@@ -1,8 +1,9 @@
 """Reports kept by the SHA-256 of the canonical bytes of their inputs (studio/canonical.py).
 
 The inputs are small: the definition (conditions, contrasts, seed, replicates, packages, the
-manifest's hashes, endpoints) and a fingerprint of every run read (status, items, done, ok,
-the last item's finish time), so a repeated request is one aggregate query and one row read. A
+manifest's hashes, endpoints) and a fingerprint of every run read (a finished run's status and
+finish time; a running or cancelled run's items, done, ok and last item's finish time:
+``provenance.runs_fingerprint``), so a repeated request reads a few rows. A
 changed input makes a new key; the stored bytes of a key never change."""
 
 from __future__ import annotations

@@ -182,3 +182,36 @@ def test_the_newest_judges_count_and_video_scores_are_times_25(
     a = next(r for r in board["models"] if r["model"] == "model-a")
     assert a["video_judge"] is None and a["gf"] is None
     assert board["correlation"]["models"] == 1
+
+
+def test_a_resumed_or_refinished_run_is_a_new_key_and_a_live_run_is_counted(
+    study_release, board_runs, stand_in
+):
+    from django.utils import timezone
+
+    from scoring.models import Run, RunItem
+    from scoring.runs import run_resume
+
+    first, _ = leaderboard(release=study_release, condition="prompt_only")
+    runs, _judge = board_runs
+    b = Run.objects.get(pk=next(r.pk for r in runs if r.endpoint.name == "model-b"))
+    assert leaderboard(release=study_release, condition="prompt_only") == (first, True)
+    # Reopen model-b's refusal and parse failure; the stand-in now answers them. While the run is
+    # open its items are counted: one stored result is a new key.
+    Run.objects.filter(pk=b.pk).update(status="running", finished_at=None)
+    live, cached = leaderboard(release=study_release, condition="prompt_only")
+    assert not cached and json.loads(live)["inputs_sha256"] != json.loads(first)["inputs_sha256"]
+    item = b.items.filter(outcome="refusal").get()
+    RunItem.objects.filter(pk=item.pk).update(outcome="api_error", finished_at=timezone.now())
+    changed, cached = leaderboard(release=study_release, condition="prompt_only")
+    assert not cached and json.loads(changed)["models"] != json.loads(live)["models"]
+    Run.objects.filter(pk=b.pk).update(status="finished", finished_at=b.finished_at)
+    assert leaderboard(release=study_release, condition="prompt_only") == (first, True)
+    finished_at = b.finished_at
+    run_resume(run=b, retry_failed=True)
+    run_drive(run_id=b.pk)
+    b.refresh_from_db()
+    assert b.status == "finished" and b.finished_at != finished_at
+    board, cached = leaderboard(release=study_release, condition="prompt_only")
+    assert not cached
+    assert next(r for r in json.loads(board)["models"] if r["model"] == "model-b")["ok"] == 6
