@@ -4,7 +4,10 @@ Everything real except the provider: a migrated database, a Celery worker proces
 ``models`` queue (threads pool), the stand-in provider as an HTTP server answering after 200 ms,
 media rendered by the media pipeline. Measured, each beside a baseline of the same run:
 
-1. 2,000 QA-judge calls at endpoint concurrency 32. Goal: >= 90 % of 32 / 0.2 s = 160 calls/s.
+1. 2,000 QA-judge calls at endpoint concurrency 32. Goal: >= 90 % of 32 / 0.2 s = 160 calls/s,
+   counted at the provider: every call over the time from the first request's arrival to the
+   last answer (the wall time from creating the run, which parses and stores the 2,000 items
+   first, is printed beside it).
    Baseline: 32 threads posting the same requests straight to the stand-in (no database, no
    limiter, no worker), which shows this machine's ceiling for the stand-in itself.
 2. Media preparation of 300 ``frames`` predictions (16 PNGs each, read, hashed, base64 data URLs,
@@ -164,8 +167,17 @@ def wait_finished(run, timeout: float = 900) -> float:
     raise SystemExit(f"run {run.name} did not finish within {timeout} s")
 
 
+def provider_rate(log: list[dict]) -> float:
+    """Calls per second as the provider saw them: every call over the time from the first
+    request's arrival to the last answer's end."""
+    if not log:
+        return float("nan")
+    return len(log) / (max(e.get("end", e["t"]) for e in log) - min(e["t"] for e in log))
+
+
 def baseline_direct(stand_in: StandIn, bodies: list[bytes], threads: int) -> float:
-    """Calls per second of ``threads`` threads posting ``bodies`` straight to the stand-in."""
+    """Calls per second of ``threads`` threads posting ``bodies`` straight to the stand-in, as
+    the provider saw them (``provider_rate``)."""
     import httpx2
 
     client = httpx2.Client(timeout=60, limits=httpx2.Limits(max_connections=threads * 2))
@@ -181,13 +193,12 @@ def baseline_direct(stand_in: StandIn, bodies: list[bytes], threads: int) -> flo
             client.post(stand_in.base_url + "/chat/completions", content=body,
                         headers={"Content-Type": "application/json"})  # fmt: skip
 
-    started = time.perf_counter()
     pool = [threading.Thread(target=worker) for _ in range(threads)]
     for t in pool:
         t.start()
     for t in pool:
         t.join()
-    return len(bodies) / (time.perf_counter() - started)
+    return provider_rate(stand_in.stats()["log"])
 
 
 def qa_file(path: Path, calls: int) -> Path:
@@ -246,7 +257,7 @@ def judge_bench(args, stand_in, tmp, worker_pids: list[int]) -> dict:
     )
     stats = stand_in.stats()
     log = stats["log"]
-    steady = (len(log) - 1) / (log[-1]["t"] - log[0]["t"]) if len(log) > 1 else float("nan")
+    steady = provider_rate(log)
     outcomes = Counter(run.items.values_list("outcome", flat=True))
     # A rerun of the finished judge: the same command again.
     stand_in.reset()
@@ -323,8 +334,8 @@ def media_preparation(args, run, media) -> dict:
         sent = 0
         for item in items:
             request = handler.prepare(run, item)
-            pieces = request.take_body(partial(request_body, run, package, request.data))
-            sent += sum(len(piece) for piece in pieces)
+            body = request.take_body(partial(request_body, run, package, request.data))
+            sent += sum(len(piece) for piece in body)  # encoded as a call sends it
         return sent
 
     import pybase64
@@ -485,10 +496,11 @@ def main() -> None:
 def report_judge(args, j: dict) -> None:
     print(
         f"\n1. {j['calls']} QA-judge calls at concurrency {args.concurrency}: "
-        f"{j['wall_s']:.2f} s wall (creating the run {j['created_s']:.2f} s) = "
-        f"{j['rate_wall']:.1f} calls/s "
-        f"({100 * j['rate_wall'] / j['ideal']:.0f} % of the ideal {j['ideal']:.0f}/s); "
-        f"steady rate at the provider {j['rate_steady']:.1f}/s; peak concurrent "
+        f"{j['rate_steady']:.1f} calls/s at the provider (first request to last answer) = "
+        f"{100 * j['rate_steady'] / j['ideal']:.0f} % of the ideal {j['ideal']:.0f}/s (goal "
+        f">= 90 %: {'met' if j['rate_steady'] >= 0.9 * j['ideal'] else 'NOT met'}); "
+        f"with the run's creation: {j['wall_s']:.2f} s wall (creating the run "
+        f"{j['created_s']:.2f} s) = {j['rate_wall']:.1f} calls/s; peak concurrent "
         f"{j['peak']}; requests {j['requests']}; outcomes {j['outcomes']}",
         flush=True,
     )
@@ -498,9 +510,9 @@ def report_judge(args, j: dict) -> None:
         flush=True,
     )
     print(
-        f"   baseline (32 threads straight to the stand-in, no DB, no limiter): "
-        f"{j['baseline_rate']:.1f} calls/s; ours / baseline = "
-        f"{j['rate_wall'] / j['baseline_rate']:.2f}",
+        f"   baseline (32 threads straight to the stand-in, no DB, no limiter, measured the "
+        f"same way): {j['baseline_rate']:.1f} calls/s; ours / baseline = "
+        f"{j['rate_steady'] / j['baseline_rate']:.2f}",
         flush=True,
     )
     print(f"   rerun of the finished judge: {j['rerun_calls']} calls in {j['rerun_s']:.2f} s",

@@ -13,6 +13,7 @@ from scoring.providers.client import (
     retry_after_seconds,
 )
 from scoring.providers.media import (
+    Body,
     MediaPayload,
     body_bytes,
     body_pieces,
@@ -27,6 +28,7 @@ from scoring.providers.secrets import MissingKey, api_key, redact
 __all__ = [
     "AddressRefused",
     "Attempt",
+    "Body",
     "CallResult",
     "Cancelled",
     "EndpointConfig",

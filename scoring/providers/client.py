@@ -25,6 +25,7 @@ from django.conf import settings
 
 from scoring.providers import limits as limiter
 from scoring.providers.addresses import base_url_check
+from scoring.providers.media import Body
 from scoring.providers.outcomes import Verdict, classify_completion, classify_status
 from scoring.providers.secrets import api_key, redact
 
@@ -153,10 +154,9 @@ def chat_call(
     """POST ``body`` to ``{base_url}/chat/completions`` until a decision; never raises for what
     the provider does (only ``Cancelled``).
 
-    ``body`` may be a function (returning the body, its JSON bytes, or those bytes as a list of
-    pieces, sent one after the other under one Content-Length): it is called once a slot is
-    held, so a call waiting for a slot holds no request bytes (a frames request is
-    megabytes)."""
+    ``body`` may be a function (returning the body, its JSON bytes, or a ``media.Body`` sent
+    piece by piece under one Content-Length): it is called once a slot is held, so a call
+    waiting for a slot holds no request bytes (a frames request is megabytes)."""
     result = CallResult(verdict=Verdict("api_error", "no attempt was made"))
     try:
         key = api_key(endpoint.api_key_env)
@@ -167,7 +167,7 @@ def chat_call(
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if key:
         headers["Authorization"] = f"Bearer {key}"
-    payload: bytes | list[bytes] | None = None
+    payload: bytes | Body | None = None
     if not callable(body):
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
     sent_headers = headers
@@ -184,10 +184,9 @@ def chat_call(
                     if isinstance(built, dict):
                         built = json.dumps(built, ensure_ascii=False).encode("utf-8")
                     payload = built
-                    if isinstance(payload, list):
-                        # A list is sent piece by piece; the length keeps it one plain body.
-                        length = str(sum(len(piece) for piece in payload))
-                        sent_headers = {**headers, "Content-Length": length}
+                    if isinstance(payload, Body):
+                        # Sent piece by piece; the length keeps it one plain body.
+                        sent_headers = {**headers, "Content-Length": str(payload.length)}
                 started = datetime.now(UTC)
                 t0 = time.perf_counter()
                 try:

@@ -47,8 +47,11 @@ class MediaPayload:
     release: Callable[[], None] = field(repr=False, default=lambda: None)
     # (stat key, size, digest) of every file this payload had to hash (not in the memo)
     hashed: list[tuple[tuple, int, bytes]] = field(default_factory=list, repr=False)
-    # Data-URL media: (part type, "data:<mime>;base64," as bytes, the base64 bytes) per part
-    encode: Callable[[], list[tuple[str, bytes, bytes]]] | None = field(default=None, repr=False)
+    # Data-URL media: per part (part type, "data:<mime>;base64," as bytes, the file's size, a
+    # reader of its bytes); encoded only while the request is sent (``Body``)
+    sources: list[tuple[str, bytes, int, Callable[[], bytes]]] | None = field(
+        default=None, repr=False
+    )
 
     @property
     def parts(self) -> list[dict]:
@@ -57,42 +60,69 @@ class MediaPayload:
         return self._parts
 
 
-def _parts_of(encoded: list[tuple[str, bytes, bytes]]) -> list[dict]:
-    return [{"type": t, t: {"url": (prefix + data).decode("ascii")}} for t, prefix, data in encoded]
+def _parts_of(sources) -> list[dict]:
+    return [
+        {"type": t, t: {"url": (prefix + pybase64.b64encode(read())).decode("ascii")}}
+        for t, prefix, _size, read in sources
+    ]
+
+
+def base64_length(size: int) -> int:
+    """Length of the padded base64 of ``size`` bytes."""
+    return 4 * -(-size // 3)
+
+
+class Body:
+    """A JSON request body as the pieces that make it up, sent one after the other under one
+    Content-Length (``length``, known before anything is encoded).
+
+    A piece is bytes, or a file part ``(size, read)`` whose base64 is made only when the piece
+    is sent: a call in flight holds one encoded image at a time, not the request's megabytes,
+    and sending again (a retry) reads and encodes again. ``bytes(body)`` is the whole body."""
+
+    def __init__(self, pieces: list):
+        self.pieces = pieces
+        self.length = sum(len(p) if isinstance(p, bytes) else base64_length(p[0]) for p in pieces)
+
+    def __iter__(self):
+        for piece in self.pieces:
+            yield piece if isinstance(piece, bytes) else pybase64.b64encode(piece[1]())
+
+    def __bytes__(self) -> bytes:
+        return b"".join(self)
 
 
 def body_bytes(make_body: Callable[[list[dict]], dict], payload: MediaPayload | None) -> bytes:
     """The JSON request body ``make_body(media parts)``, UTF-8, exactly the bytes of
     ``json.dumps(body, ensure_ascii=False)`` with the parts in it."""
-    return b"".join(body_pieces(make_body, payload))
+    return bytes(body_pieces(make_body, payload))
 
 
-def body_pieces(make_body: Callable[[list[dict]], dict], payload: MediaPayload | None) -> list:
-    """``body_bytes`` as the pieces that make it up, in order: the request is sent piece by piece
-    (with its Content-Length), so the megabytes of a frames request are never copied into one
-    string (joining them cost more than reading the files).
+def body_pieces(make_body: Callable[[list[dict]], dict], payload: MediaPayload | None) -> Body:
+    """``body_bytes`` as a ``Body``: the request is sent piece by piece, so the megabytes of a
+    frames request are never copied into one string, nor held while waiting for the network.
 
     Data URLs are megabytes: instead of turning each file's base64 into a string, copying it into
     the URL, scanning it again for JSON escapes and encoding it back to bytes, the body is
-    serialised with a random marker in place of each URL and the base64 bytes are spliced in
-    (base64 and the ``data:`` prefix never need escaping in JSON)."""
-    if payload is None or payload.encode is None:
+    serialised with a random marker in place of each URL and the base64 is spliced in as it is
+    sent (base64 and the ``data:`` prefix never need escaping in JSON)."""
+    if payload is None or payload.sources is None:
         body = make_body(payload.parts if payload is not None else [])
-        return [json.dumps(body, ensure_ascii=False).encode("utf-8")]
-    encoded = payload.encode()
+        return Body([json.dumps(body, ensure_ascii=False).encode("utf-8")])
+    sources = payload.sources
     token = secrets.token_hex(16)
-    markers = [f"{token}:{i}" for i in range(len(encoded))]
-    parts = [{"type": t, t: {"url": m}} for (t, _p, _d), m in zip(encoded, markers, strict=True)]
+    markers = [f"{token}:{i}" for i in range(len(sources))]
+    parts = [{"type": t, t: {"url": m}} for (t, *_rest), m in zip(sources, markers, strict=True)]
     text = json.dumps(make_body(parts), ensure_ascii=False).encode("utf-8")
     pieces, at = [], 0
-    for marker, (_t, prefix, data) in zip(markers, encoded, strict=True):
+    for marker, (_t, prefix, size, read) in zip(markers, sources, strict=True):
         found = text.index(marker.encode("ascii"), at)
         # What json.dumps writes for the prefix (a MIME type could hold a quote).
         escaped = json.dumps(prefix.decode("ascii"), ensure_ascii=False)[1:-1].encode("ascii")
-        pieces += [text[at:found], escaped, data]
+        pieces += [text[at:found], escaped, (size, read)]
         at = found + len(marker)
     pieces.append(text[at:])
-    return pieces
+    return Body(pieces)
 
 
 def stat_key(path) -> tuple:
@@ -145,12 +175,12 @@ def _file_digest(path: str) -> tuple[tuple, int, bytes, bytes | None]:
     return key, size, digest, data
 
 
-def _digest_parts(mime: str, paths: list[str]) -> tuple[str, list[bytes | None], list]:
-    """The media hash of ``paths`` (see the module docstring), any bytes read for it, and the
-    files that had to be hashed."""
+def _digest_parts(mime: str, paths: list[str]) -> tuple[str, list[bytes | None], list, list]:
+    """The media hash of ``paths`` (see the module docstring), any bytes read for it, the
+    files that had to be hashed, and every file's size."""
     digest = hashlib.sha256()
     read: list[bytes | None] = []
-    hashed = []
+    hashed, sizes = [], []
     for path in paths:
         key, size, file_digest, data = _file_digest(path)
         # Bind each part's length and digest; the outer hash is over "<mime> <length>\n" and the
@@ -158,51 +188,54 @@ def _digest_parts(mime: str, paths: list[str]) -> tuple[str, list[bytes | None],
         digest.update(f"{mime} {size}\n".encode("ascii"))
         digest.update(file_digest)
         read.append(data)
+        sizes.append(size)
         if data is not None:
             hashed.append((key, size, file_digest))
-    return digest.hexdigest(), read, hashed
+    return digest.hexdigest(), read, hashed, sizes
+
+
+def _reader(read: list[bytes | None], i: int, path: str) -> Callable[[], bytes]:
+    """The bytes of part ``i``: those read for hashing while they are kept, else the file."""
+
+    def load() -> bytes:
+        data = read[i] if i < len(read) else None
+        return data if data is not None else _read(path)
+
+    return load
 
 
 def frames_payload(paths: list, *, mime: str = "image/png") -> MediaPayload:
     paths = [os.fspath(p) for p in paths]
-    sha, read, hashed = _digest_parts(mime, paths)
+    sha, read, hashed, sizes = _digest_parts(mime, paths)
     prefix = f"data:{mime};base64,".encode("ascii")
-
-    def encode() -> list[tuple[str, bytes, bytes]]:
-        encoded = []
-        for i, path in enumerate(paths):
-            data = read[i] if i < len(read) and read[i] is not None else _read(path)
-            encoded.append(("image_url", prefix, pybase64.b64encode(data)))
-        return encoded
-
+    sources = [
+        ("image_url", prefix, size, _reader(read, i, path))
+        for i, (path, size) in enumerate(zip(paths, sizes, strict=True))
+    ]
     return MediaPayload(
         sha256=sha,
         interface="frames",
         count=len(paths),
-        build=lambda: _parts_of(encode()),
+        build=lambda: _parts_of(sources),
         release=read.clear,
         hashed=hashed,
-        encode=encode,
+        sources=sources,
     )
 
 
 def video_base64_payload(path, *, mime: str = "video/mp4") -> MediaPayload:
     path = os.fspath(path)
-    sha, read, hashed = _digest_parts(mime, [path])
+    sha, read, hashed, sizes = _digest_parts(mime, [path])
     prefix = f"data:{mime};base64,".encode("ascii")
-
-    def encode() -> list[tuple[str, bytes, bytes]]:
-        data = read[0] if read and read[0] is not None else _read(path)
-        return [("video_url", prefix, pybase64.b64encode(data))]
-
+    sources = [("video_url", prefix, sizes[0], _reader(read, 0, path))]
     return MediaPayload(
         sha256=sha,
         interface="video_base64",
         count=1,
-        build=lambda: _parts_of(encode()),
+        build=lambda: _parts_of(sources),
         release=read.clear,
         hashed=hashed,
-        encode=encode,
+        sources=sources,
     )
 
 

@@ -261,6 +261,7 @@ class StandIn:
         with self.lock:
             self.in_flight -= 1
             entry["status"] = status
+            entry["end"] = round(time.monotonic() - self.started, 4)
 
     def stats(self) -> dict:
         with self.lock:

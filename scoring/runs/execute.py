@@ -36,7 +36,7 @@ from scoring.packages import (
     render_messages,
     response_format,
 )
-from scoring.providers import CallResult, Cancelled, MediaPayload, body_pieces, chat_call
+from scoring.providers import Body, CallResult, Cancelled, MediaPayload, body_pieces, chat_call
 from scoring.runs.claims import cached_result, claim_next, result_store
 from scoring.runs.media import MediaNotReady, digests_load, digests_record, media_payload
 from scoring.runs.services import drivers_enqueue, endpoint_config, run_finish_if_done
@@ -61,9 +61,9 @@ class Request:
     data: dict
     payload: MediaPayload | None = None
 
-    def take_body(self, make_body) -> list[bytes]:
-        """The request's JSON bytes as pieces (``body_pieces``), ``make_body(media parts)`` with
-        the media spliced in; the media bytes are not kept here (the call keeps the pieces)."""
+    def take_body(self, make_body) -> Body:
+        """The request's body (``body_pieces``): ``make_body(media parts)`` with the media
+        spliced in as it is sent; no media bytes are kept here."""
         try:
             return body_pieces(make_body, self.payload)
         finally:

@@ -199,6 +199,32 @@ def test_the_request_bytes_are_the_json_of_the_body_with_its_media(tmp_path):
         assert base64.b64decode(urls[0].split(",", 1)[1]) == frames[0].read_bytes()
 
 
+def test_a_body_encodes_its_media_only_as_it_is_sent_and_again_for_a_retry(tmp_path):
+    """The body knows its length before encoding anything, holds no base64 until it is
+    iterated, and gives the same bytes every time it is sent, also once the bytes read for
+    hashing are released (the files are read again)."""
+    from scoring.providers import Body, body_pieces, frames_payload
+
+    frames = []
+    for i in range(4):
+        frames.append(tmp_path / f"{i:02d}.png")
+        frames[-1].write_bytes(bytes(range(256)) * (4 * i + 2) + bytes(i))
+    payload = frames_payload(frames)
+    body = body_pieces(lambda parts: {"model": "m", "parts": parts}, payload)
+    assert isinstance(body, Body)
+    held = sum(len(p) for p in body.pieces if isinstance(p, bytes))
+    assert held < 400  # the JSON around the parts; no image's base64 (each is over 300 bytes)
+    first = bytes(body)
+    assert len(first) == body.length
+    payload.release()  # what a call does: the bytes read for hashing go
+    assert bytes(body) == first
+    sent = json.loads(first)
+    for part, frame in zip(sent["parts"], frames, strict=True):
+        assert base64.b64decode(part["image_url"]["url"].split(",", 1)[1]) == frame.read_bytes()
+    for size in range(7):
+        assert Body([(size, lambda n=size: b"a" * n)]).length == len(base64.b64encode(b"a" * size))
+
+
 def test_digests_recorded_once_serve_other_processes_until_a_file_changes(
     media_release, make_endpoint, packages, stand_in
 ):
