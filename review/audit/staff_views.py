@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_safe
 
@@ -26,13 +26,16 @@ from review.audit.selectors import (
 )
 from review.audit.services import adjudicate, corrected_release_freeze, correction_apply
 from review.campaigns.models import Campaign, CampaignItem
-from studio.roles import is_admin
+from review.campaigns.staff_views import (
+    adjudication_post,
+    admin_or_404,
+    decision_rows,
+    messages_of,
+    queue_rows,
+    report_response,
+)
 
-
-def _messages_of(exc: ValidationError) -> list[str]:
-    if hasattr(exc, "error_dict"):
-        return [f"{k}: {m}" for k, v in exc.error_dict.items() for e in v for m in e.messages]
-    return list(exc.messages)
+CRITERION_IDS = tuple(c.id for c in CRITERIA)
 
 
 @login_required
@@ -40,42 +43,8 @@ def _messages_of(exc: ValidationError) -> list[str]:
 def adjudication_queue_page(request):
     if not may_adjudicate(request.user):
         raise Http404
-    rows = []
-    for campaign in adjudication_campaigns_for(request.user).filter(state=Campaign.State.OPEN):
-        for position, (item_id, waiting) in enumerate(adjudication_queue(campaign), start=1):
-            rows.append(
-                {"campaign": campaign, "item_id": item_id, "position": position, "waiting": waiting}
-            )
+    rows = queue_rows(adjudication_campaigns_for(request.user), adjudication_queue)
     return render(request, "audit/queue.html", {"rows": rows})
-
-
-def _criteria_rows(record, per_item: int):
-    letters = reviewer_letters(record)
-    rows = []
-    for criterion in CRITERIA:
-        decisions = sorted(
-            (
-                {
-                    "reviewer": letters[d.person_id],
-                    "label": d.label,
-                    "comment": d.comment,
-                    "error_types": d.error_types,
-                }
-                for d in record.decisions.get(criterion.id, ())
-            ),
-            key=lambda d: d["reviewer"],
-        )
-        resolution = record.resolution(criterion.id, per_item)
-        rows.append(
-            {
-                "criterion": criterion,
-                "decisions": decisions,
-                "resolution": resolution,
-                "adjudicated": record.adjudications.get(criterion.id),
-                "waiting": resolution.state == "needs_adjudication",
-            }
-        )
-    return rows, sorted(letters.values())
 
 
 @login_required
@@ -84,29 +53,20 @@ def adjudication_page(request, campaign_id: int, item_id: int):
     campaign, item = adjudication_item_or_404(request.user, campaign_id, item_id)
     errors: list[str] = []
     if request.method == "POST":
-        labels = {
-            c.id: request.POST[f"label-{c.id}"]
-            for c in CRITERIA
-            if request.POST.get(f"label-{c.id}")
-        }
-        try:
-            adjudicate(
-                campaign=campaign,
-                item=item,
-                adjudicator=request.user,
-                labels=labels,
-                comment=request.POST.get("comment", ""),
-            )
-        except ValidationError as exc:
-            errors = _messages_of(exc)
-        else:
-            messages.success(request, "Adjudication saved.")
-            queue = adjudication_queue(campaign)
-            if queue:
-                return redirect("audit:adjudicate", campaign.pk, queue[0][0])
-            return redirect("audit:queue")
+        done, errors = adjudication_post(
+            request, campaign=campaign, item=item, keys=CRITERION_IDS, adjudicate=adjudicate,
+            queue=adjudication_queue, namespace="audit",
+        )  # fmt: skip
+        if done:
+            return done
     record = campaign_records(campaign, item_ids=[item.pk])[item.pk]
-    rows, letters = _criteria_rows(record, campaign.per_item)
+    letters = reviewer_letters(record)
+    rows = decision_rows(
+        record, CRITERION_IDS, per_item=campaign.per_item, letters=letters,
+        fields=("label", "comment", "error_types"),
+    )  # fmt: skip
+    for criterion, row in zip(CRITERIA, rows, strict=True):
+        row["criterion"] = criterion
     release_step = item.sample.release_step
     with transaction.atomic():
         grants: list[str] = []
@@ -129,7 +89,7 @@ def adjudication_page(request, campaign_id: int, item_id: int):
             "item": item,
             "step": release_step,
             "rows": rows,
-            "letters": letters,
+            "letters": sorted(letters.values()),
             "clips": clips,
             "marks": marks,
             "errors": errors,
@@ -140,15 +100,10 @@ def adjudication_page(request, campaign_id: int, item_id: int):
 # --- admins -----------------------------------------------------------------------------------
 
 
-def _admin_or_404(request):
-    if not is_admin(request.user):
-        raise Http404
-
-
 @login_required
 @require_safe
 def report_list(request):
-    _admin_or_404(request)
+    admin_or_404(request)
     campaigns = Campaign.objects.filter(kind="audit").select_related("manifest__release")
     return render(request, "audit/reports.html", {"campaigns": campaigns})
 
@@ -157,17 +112,10 @@ def report_list(request):
 @require_safe
 def report_page(request, campaign_id: int):
     campaign = report_campaign_or_404(request.user, campaign_id)
-    report = campaign_report(campaign)
-    wanted = request.GET.get("format")
-    if wanted == "json":
-        response = JsonResponse(report, json_dumps_params={"indent": 2, "ensure_ascii": False})
-        response["Content-Disposition"] = f'attachment; filename="{campaign.name}-report.json"'
-        return response
-    if wanted == "csv":
-        response = HttpResponse(report_csv(report), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{campaign.name}-report.csv"'
-        return response
-    return render(request, "audit/report.html", {"campaign": campaign, "report": report})
+    return report_response(
+        request, campaign=campaign, report=campaign_report(campaign), csv=report_csv,
+        suffix="report", template="audit/report.html",
+    )  # fmt: skip
 
 
 @login_required
@@ -213,7 +161,7 @@ def corrections_page(request, campaign_id: int):
                 note=request.POST.get("note", ""),
             )
         except ValidationError as exc:
-            errors = _messages_of(exc)
+            errors = messages_of(exc)
         else:
             messages.success(request, "Correction applied.")
             return redirect("audit:corrections", campaign.pk)

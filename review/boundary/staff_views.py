@@ -1,21 +1,21 @@
 """Pages for adjudicators (the queue, one item's windows side by side) and admins (reports).
-Reviewers are named A, B, C only; every text is escaped by the templates."""
+Reviewers are named A, B, C only; every text is escaped by the templates. The adjudication is
+the audit's, keyed by the boundary ``SCHEME``; the page handling is review.campaigns'."""
 
 from __future__ import annotations
 
-from django.contrib import messages
+from functools import partial
+
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.http import Http404, HttpResponse, JsonResponse
-from django.shortcuts import redirect, render
+from django.http import Http404
+from django.shortcuts import render
 from django.views.decorators.http import require_http_methods, require_safe
 
 from review.audit.blind import clip_grant
 from review.audit.decisions import adjudication_queue, campaign_records, reviewer_letters
 from review.audit.selectors import may_adjudicate
 from review.audit.services import adjudicate
-from review.audit.staff_views import _messages_of
 from review.boundary.kind import SCHEME
 from review.boundary.media import window_media
 from review.boundary.report import report_csv
@@ -26,9 +26,16 @@ from review.boundary.selectors import (
     report_campaign_or_404,
     report_campaigns_for,
 )
-from review.boundary.windows import WINDOWS
-from review.campaigns.models import Campaign
-from studio.roles import is_admin
+from review.boundary.windows import WINDOW_NAMES, WINDOWS
+from review.campaigns.staff_views import (
+    adjudication_post,
+    admin_or_404,
+    decision_rows,
+    queue_rows,
+    report_response,
+)
+
+queue = partial(adjudication_queue, scheme=SCHEME)
 
 
 @login_required
@@ -36,38 +43,8 @@ from studio.roles import is_admin
 def adjudication_queue_page(request):
     if not may_adjudicate(request.user):
         raise Http404
-    rows = []
-    for campaign in adjudication_campaigns_for(request.user).filter(state=Campaign.State.OPEN):
-        for position, (item_id, waiting) in enumerate(adjudication_queue(campaign, SCHEME), 1):
-            rows.append(
-                {"campaign": campaign, "item_id": item_id, "position": position, "waiting": waiting}
-            )
+    rows = queue_rows(adjudication_campaigns_for(request.user), queue)
     return render(request, "boundary/queue.html", {"rows": rows})
-
-
-def _window_rows(record, per_item: int, clips):
-    letters = reviewer_letters(record)
-    rows = []
-    for rule in WINDOWS:
-        decisions = sorted(
-            (
-                {"reviewer": letters[d.person_id], "label": d.label, "comment": d.comment}
-                for d in record.decisions.get(rule.name, ())
-            ),
-            key=lambda d: d["reviewer"],
-        )
-        resolution = record.resolution(rule.name, per_item)
-        rows.append(
-            {
-                "window": rule,
-                "clip": clips[rule.name],
-                "decisions": decisions,
-                "resolution": resolution,
-                "adjudicated": record.adjudications.get(rule.name),
-                "waiting": resolution.state == "needs_adjudication",
-            }
-        )
-    return rows, sorted(letters.values())
 
 
 @login_required
@@ -76,35 +53,25 @@ def adjudication_page(request, campaign_id: int, item_id: int):
     campaign, item = adjudication_item_or_404(request.user, campaign_id, item_id)
     errors: list[str] = []
     if request.method == "POST":
-        labels = {
-            w.name: request.POST[f"label-{w.name}"]
-            for w in WINDOWS
-            if request.POST.get(f"label-{w.name}")
-        }
-        try:
-            adjudicate(
-                campaign=campaign,
-                item=item,
-                adjudicator=request.user,
-                labels=labels,
-                comment=request.POST.get("comment", ""),
-                scheme=SCHEME,
-            )
-        except ValidationError as exc:
-            errors = _messages_of(exc)
-        else:
-            messages.success(request, "Adjudication saved.")
-            queue = adjudication_queue(campaign, SCHEME)
-            if queue:
-                return redirect("boundary:adjudicate", campaign.pk, queue[0][0])
-            return redirect("boundary:queue")
+        done, errors = adjudication_post(
+            request, campaign=campaign, item=item, keys=WINDOW_NAMES,
+            adjudicate=partial(adjudicate, scheme=SCHEME), queue=queue, namespace="boundary",
+        )  # fmt: skip
+        if done:
+            return done
     record = campaign_records(campaign, item_ids=[item.pk], scheme=SCHEME)[item.pk]
     release_step = item.sample.release_step
     with transaction.atomic():
         grants: list[str] = []
         media = window_media(release_step)
         clips = {name: clip_grant(m, request.user, grants) for name, m in media.items()}
-    rows, letters = _window_rows(record, campaign.per_item, clips)
+    letters = reviewer_letters(record)
+    rows = decision_rows(
+        record, WINDOW_NAMES, per_item=campaign.per_item, letters=letters,
+        fields=("label", "comment"),
+    )  # fmt: skip
+    for rule, row in zip(WINDOWS, rows, strict=True):
+        row.update(window=rule, clip=clips[rule.name])
     return render(
         request,
         "boundary/adjudicate.html",
@@ -112,7 +79,7 @@ def adjudication_page(request, campaign_id: int, item_id: int):
             "campaign": campaign,
             "step": release_step,
             "rows": rows,
-            "letters": letters,
+            "letters": sorted(letters.values()),
             "errors": errors,
         },
     )
@@ -121,8 +88,7 @@ def adjudication_page(request, campaign_id: int, item_id: int):
 @login_required
 @require_safe
 def report_list(request):
-    if not is_admin(request.user):
-        raise Http404
+    admin_or_404(request)
     return render(
         request, "boundary/reports.html", {"campaigns": report_campaigns_for(request.user)}
     )
@@ -132,14 +98,7 @@ def report_list(request):
 @require_safe
 def report_page(request, campaign_id: int):
     campaign = report_campaign_or_404(request.user, campaign_id)
-    report = campaign_report(campaign)
-    wanted = request.GET.get("format")
-    if wanted == "json":
-        response = JsonResponse(report, json_dumps_params={"indent": 2, "ensure_ascii": False})
-        response["Content-Disposition"] = f'attachment; filename="{campaign.name}-boundary.json"'
-        return response
-    if wanted == "csv":
-        response = HttpResponse(report_csv(report), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{campaign.name}-boundary.csv"'
-        return response
-    return render(request, "boundary/report.html", {"campaign": campaign, "report": report})
+    return report_response(
+        request, campaign=campaign, report=campaign_report(campaign), csv=report_csv,
+        suffix="boundary", template="boundary/report.html",
+    )  # fmt: skip

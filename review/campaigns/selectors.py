@@ -40,11 +40,15 @@ def participating_campaign_or_404(user, pk) -> Campaign:
         raise Http404("No such campaign.") from None
 
 
-def assignment_for_or_404(user, token) -> Assignment:
-    """The user's own assignment with this token."""
+def assignment_for_or_404(user, token, *, kind: str | None = None) -> Assignment:
+    """The user's own assignment with this token; with ``kind``, only of a campaign of that kind
+    (a kind's pages never open another kind's assignment)."""
     if not user.is_authenticated or not isinstance(token, str) or len(token) > 64:
         raise Http404("No such assignment.")
+    assignments = Assignment.objects.select_related("campaign", "item")
+    if kind is not None:
+        assignments = assignments.filter(campaign__kind=kind)
     try:
-        return Assignment.objects.select_related("campaign", "item").get(token=token, person=user)
+        return assignments.get(token=token, person=user)
     except Assignment.DoesNotExist:
         raise Http404("No such assignment.") from None

@@ -1,116 +1,13 @@
-"""The rater's blind rating page and its JSON (state, draft, submit, renew), reached only by
-the assignment's opaque token; the campaign's own page (review.campaigns) claims items. Every
-view goes through ``assignment_for_or_404``: another user's token is a 404."""
+"""The rater's blind rating page (``review.campaigns.item_views``): the part (first, second
+triplet) comes with each draft and submission. The state is the same whoever asks."""
 
-from __future__ import annotations
-
-import json
-
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
-from django.http import JsonResponse
-from django.shortcuts import render
-from django.urls import reverse
-from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
-
-from review.campaigns.selectors import assignment_for_or_404
-from review.campaigns.services import CampaignClosed, LeaseLost, renew, save_draft, submit
+from review.campaigns.item_views import ItemPages
 from review.judgeval.blind import blind_state
+from review.judgeval.kind import KIND
 
-NO_STORE = {"Cache-Control": "private, no-store"}
-
-
-def _json(data, status=200):
-    return JsonResponse(
-        data, status=status, headers=NO_STORE, json_dumps_params={"ensure_ascii": False}
-    )
-
-
-def _errors(exc: ValidationError) -> dict:
-    if hasattr(exc, "error_dict"):
-        return {k: [str(m) for e in v for m in e.messages] for k, v in exc.error_dict.items()}
-    return {"detail": exc.messages}
-
-
-def _body(request) -> dict:
-    try:
-        data = json.loads(request.body or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ValidationError({"detail": "The body is not JSON."}) from None
-    if not isinstance(data, dict):
-        raise ValidationError({"detail": "Send a JSON object."})
-    return data
-
-
-@login_required
-@require_safe
-@never_cache
-def rating_item(request, token: str):
-    assignment = assignment_for_or_404(request.user, token)
-    return render(
-        request,
-        "judgeval/item.html",
-        {
-            "urls": {
-                "state": reverse("judgeval:item-state", args=[token]),
-                "draft": reverse("judgeval:item-draft", args=[token]),
-                "submit": reverse("judgeval:item-submit", args=[token]),
-                "renew": reverse("judgeval:item-renew", args=[token]),
-                "next": reverse("campaigns:next", args=[assignment.campaign_id]),
-            },
-        },
-    )
-
-
-@login_required
-@require_safe
-def rating_item_state(request, token: str):
-    assignment = assignment_for_or_404(request.user, token)
-    return _json(blind_state(assignment=assignment))
-
-
-@login_required
-@require_http_methods(["PUT", "POST"])
-def rating_item_draft(request, token: str):
-    assignment = assignment_for_or_404(request.user, token)
-    try:
-        data = _body(request)
-        result = save_draft(
-            assignment=assignment,
-            person=request.user,
-            part=data.get("part", ""),
-            payload=data.get("payload"),
-        )
-    except ValidationError as exc:
-        return _json(_errors(exc), status=400)
-    except CampaignClosed as exc:
-        return _json({"detail": str(exc)}, status=409)
-    return _json({"saved_at": result["saved_at"].isoformat(), "lease_held": result["lease_held"]})
-
-
-@login_required
-@require_POST
-def rating_item_submit(request, token: str):
-    assignment = assignment_for_or_404(request.user, token)
-    try:
-        data = _body(request)
-        submit(
-            assignment=assignment,
-            person=request.user,
-            part=data.get("part", ""),
-            payload=data.get("payload"),
-        )
-    except ValidationError as exc:
-        return _json(_errors(exc), status=400)
-    except (LeaseLost, CampaignClosed) as exc:
-        return _json({"detail": str(exc)}, status=409)
-    assignment.refresh_from_db()
-    return _json(blind_state(assignment=assignment), status=201)
-
-
-@login_required
-@require_POST
-def rating_item_renew(request, token: str):
-    assignment = assignment_for_or_404(request.user, token)
-    return _json({"lease_held": renew(assignment=assignment, person=request.user)})
+ITEM_PAGES = ItemPages(
+    kind=KIND,
+    namespace="judgeval",
+    template="judgeval/item.html",
+    state=lambda *, assignment, user: blind_state(assignment=assignment),
+)

@@ -18,10 +18,10 @@ from studio.services import now
 
 
 @transaction.atomic
-def qa_review_submit(*, assignment, person, payload: Mapping):
+def qa_review_submit(*, assignment, person, payload: Mapping, part: str = ""):
     """Submit the reviewer's decision; each proposed edit becomes its own ``QaEdit`` beside the
-    original group, which is never touched."""
-    submission = submit(assignment=assignment, person=person, part="", payload=payload)
+    original group, which is never touched. (``part`` is the kind's one unnamed part.)"""
+    submission = submit(assignment=assignment, person=person, part=part, payload=payload)
     group = group_of(assignment)
     at = now()
     for edit in submission.payload["edits"]:

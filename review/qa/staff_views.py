@@ -7,38 +7,26 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_safe
 
+from review.campaigns.staff_views import admin_or_404, messages_of
 from review.qa.models import QaEdit, QaGroupSet
 from review.qa.selectors import edits_of_set, group_sets
 from review.qa.services import qa_edit_decline, qa_version_create, version_diff
-from studio.roles import is_admin
-
-
-def _admin_or_404(request) -> None:
-    if not is_admin(request.user):
-        raise Http404
-
-
-def _messages_of(exc: ValidationError) -> list[str]:
-    if hasattr(exc, "error_dict"):
-        return [f"{k}: {m}" for k, v in exc.error_dict.items() for e in v for m in e.messages]
-    return list(exc.messages)
 
 
 @login_required
 @require_safe
 def set_list(request):
-    _admin_or_404(request)
+    admin_or_404(request)
     return render(request, "qa/sets.html", {"sets": group_sets().select_related("parent")})
 
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def set_page(request, set_id: int):
-    _admin_or_404(request)
+    admin_or_404(request)
     group_set = get_object_or_404(QaGroupSet, pk=set_id, frozen_at__isnull=False)
     errors: list[str] = []
     if request.method == "POST":
@@ -63,7 +51,7 @@ def set_page(request, set_id: int):
                 return redirect("qa:set", set_id=child.pk)
             errors.append("Choose decline or accept.")
         except ValidationError as exc:
-            errors.extend(_messages_of(exc))
+            errors.extend(messages_of(exc))
     return render(
         request,
         "qa/set.html",

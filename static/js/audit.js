@@ -1,8 +1,7 @@
 // The blind audit item page: renders the server's blind state (textContent only), keeps the
 // reviewer's answers as an autosaved draft, and drives everything from the keyboard under the
 // workspace's focus rule (keys.js): a key typed into a comment is only typed.
-import { api, ApiError, request } from "./api.js";
-import { listenForShortcuts, releaseFocusAfterClick } from "./keys.js";
+import { campaignItem, el } from "./campaign-item.js";
 
 export const AUDIT_BINDINGS = [
   ["Answer", [
@@ -23,33 +22,13 @@ export const AUDIT_BINDINGS = [
 ];
 
 const LABELS = [["valid", "Valid", "v"], ["invalid", "Invalid", "i"], ["uncertain", "Uncertain", "u"]];
-const SAVE_DELAY_MS = 500;
-const POLL_MS = 2000;
-const RENEW_MS = 60000;
-
 const root = document.getElementById("audit");
 const $ = (role) => root.querySelector(`[data-role=${role}]`);
-const urls = root.dataset;
 
 let state = null;
 let part = "phase1";
 let answers = {}; // criterion id -> {label, comment, error_types}
 let focus = 0;
-let saveTimer = null;
-let busy = false;
-
-function el(tag, attrs = {}, text = "") {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text) node.textContent = text;
-  return node;
-}
-
-function status(text, kind = "") {
-  const box = $("status");
-  box.textContent = text;
-  box.className = `status ${kind}`;
-}
 
 function current() {
   return state.criteria.filter((c) => c.phase === (part === "phase1" ? 1 : 2));
@@ -133,7 +112,7 @@ function criterionNode(c, index, locked) {
   comment.disabled = locked;
   comment.addEventListener("input", () => {
     answers[c.id] = { ...(answers[c.id] || {}), comment: comment.value };
-    scheduleSave();
+    item.changed();
   });
   comment.addEventListener("focus", () => { if (!locked) { focus = index; markFocus(); } });
   li.append(comment);
@@ -176,6 +155,10 @@ function render() {
   $("done").hidden = part !== "done";
 }
 
+function clipOf(s) {
+  return s.context ? s.context.clip : s.observation.clip;
+}
+
 function adopt(next) {
   state = next;
   part = next.phase;
@@ -183,48 +166,6 @@ function adopt(next) {
   answers = part === "done" ? {} : JSON.parse(JSON.stringify((draft && draft.criteria) || {}));
   focus = 0;
   render();
-  const clip = next.context ? next.context.clip : next.observation.clip;
-  if (clip.status === "preparing") setTimeout(refresh, POLL_MS);
-}
-
-async function refresh() {
-  try {
-    const next = await api.get(urls.stateUrl);
-    const before = state && (state.context ? state.context.clip : state.observation.clip);
-    const after = next.context ? next.context.clip : next.observation.clip;
-    if (state && next.phase === state.phase) {
-      state = next;
-      // Only the clip changes: the criteria (and a comment being typed) keep their focus.
-      if (before.status !== after.status) renderMedia();
-      if (after.status === "preparing") setTimeout(refresh, POLL_MS);
-    } else {
-      adopt(next);
-    }
-  } catch (error) {
-    status(`Could not load the item: ${error.message}`, "error");
-  }
-}
-
-function payload() {
-  return { criteria: answers };
-}
-
-function scheduleSave() {
-  clearTimeout(saveTimer);
-  status("Draft not saved yet…");
-  saveTimer = setTimeout(saveDraft, SAVE_DELAY_MS);
-}
-
-async function saveDraft() {
-  clearTimeout(saveTimer);
-  saveTimer = null;
-  if (part === "done") return;
-  try {
-    const result = await request("PUT", urls.draftUrl, { part, payload: payload() });
-    status(result.lease_held ? "Draft saved." : "Draft saved; your claim on this item ended, submit may be refused.");
-  } catch (error) {
-    status(`Draft not saved: ${error.message}`, "error");
-  }
 }
 
 function choose(label) {
@@ -233,7 +174,7 @@ function choose(label) {
   const old = answers[c.id] || {};
   answers[c.id] = { ...old, label, error_types: label === "invalid" ? old.error_types || [] : [] };
   renderCriteria();
-  scheduleSave();
+  item.changed();
 }
 
 function toggleType(code) {
@@ -243,70 +184,29 @@ function toggleType(code) {
   if (types.has(code)) types.delete(code); else types.add(code);
   answers[c.id] = { ...answers[c.id], error_types: [...types] };
   renderCriteria();
-  scheduleSave();
+  item.changed();
 }
 
 async function submitPart() {
-  if (busy || part === "done") return;
+  if (part === "done") return;
   const missing = current().filter((c) => !(answers[c.id] || {}).label).map((c) => c.id);
   if (missing.length) {
-    status(`Answer ${missing.join(", ")} first.`, "error");
+    item.status(`Answer ${missing.join(", ")} first.`, "error");
     focus = current().findIndex((c) => c.id === missing[0]);
     markFocus();
     return;
   }
-  busy = true;
-  try {
-    clearTimeout(saveTimer);
-    const next = await api.post(urls.submitUrl, { part, payload: payload() });
-    if (next.phase === "done") {
-      adopt(next);
-      status("Submitted. Opening the next item…");
-      await goNext();
-    } else {
-      adopt(next);
-      status("Phase 1 submitted and locked. Phase 2: the context and the next step.");
-    }
-  } catch (error) {
-    const body = error instanceof ApiError ? error.body : {};
-    const detail = Object.entries(body).map(([k, v]) => `${k}: ${[].concat(v).join(" ")}`).join("; ");
-    status(`Not submitted: ${detail || error.message}`, "error");
-  } finally {
-    busy = false;
+  const next = await item.submit({ part, payload: { criteria: answers } });
+  if (!next) return;
+  if (next.phase === "done") {
+    item.status("Submitted. Opening the next item…");
+    await item.goNext();
+  } else {
+    item.status("Phase 1 submitted and locked. Phase 2: the context and the next step.");
   }
-}
-
-// The campaign's page claims the next item and redirects to it (or back to itself when nothing
-// is left): follow the redirect and open wherever it ends.
-async function goNext() {
-  try {
-    const token = (document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/) || [])[1] || "";
-    const response = await fetch(urls.nextUrl, {
-      method: "POST",
-      credentials: "same-origin",
-      headers: { "X-CSRFToken": decodeURIComponent(token) },
-    });
-    window.location.assign(response.url || urls.nextUrl);
-  } catch (error) {
-    status(`Could not open the next item: ${error.message}`, "error");
-    const link = $("next-link");
-    link.href = urls.nextUrl;
-  }
-}
-
-function toggleHelp(show) {
-  const help = $("help");
-  help.hidden = show === undefined ? !help.hidden : !show;
 }
 
 function onKey(name, event) {
-  const help = $("help");
-  if (name === "?") { toggleHelp(); event.preventDefault(); return; }
-  if (name === "Escape") {
-    if (!help.hidden) toggleHelp(false);
-    if (document.activeElement && document.activeElement.tagName === "TEXTAREA") document.activeElement.blur();
-    return;
-  }
   if (part === "done") return;
   const count = current().length;
   switch (name) {
@@ -337,29 +237,20 @@ function onKey(name, event) {
   event.preventDefault();
 }
 
-{
-  // The help overlay, built from the one table above (docs/audit.md lists the same keys).
-  const holder = $("help").querySelector("[data-role=bindings]");
-  const sections = AUDIT_BINDINGS.map(([title, rows]) => {
-    const section = el("section");
-    section.append(el("h3", {}, title));
-    const table = el("table");
-    for (const [keys, text] of rows) {
-      const tr = el("tr");
-      const td = el("td");
-      keys.forEach((key, n) => { if (n) td.append(" "); td.append(el("kbd", {}, key)); });
-      tr.append(td, el("td", {}, text));
-      table.append(tr);
-    }
-    section.append(table);
-    return section;
-  });
-  holder.replaceChildren(...sections);
-}
-listenForShortcuts(onKey, { anywhere: ["Escape"] });
-releaseFocusAfterClick(root);
+// The help overlay is built from the one table above (docs/audit.md lists the same keys).
+const item = campaignItem(root, {
+  draft: () => ({ part, payload: { criteria: answers } }),
+  done: (s) => s.phase === "done",
+  stage: (s) => s.phase,
+  adopt,
+  // Only the clip changes: the criteria (and a comment being typed) keep their focus.
+  update: (next, prev) => {
+    state = next;
+    if (clipOf(prev).status !== clipOf(next).status) renderMedia();
+  },
+  preparing: (s) => clipOf(s).status === "preparing",
+  bindings: AUDIT_BINDINGS,
+  onKey,
+});
 $("submit").addEventListener("click", submitPart);
-$("help").addEventListener("click", (event) => { if (event.target === $("help")) toggleHelp(false); });
-setInterval(() => { if (part !== "done") api.post(urls.renewUrl, {}).catch(() => {}); }, RENEW_MS);
-window.addEventListener("beforeunload", () => { if (saveTimer) saveDraft(); });
-refresh();
+item.refresh();

@@ -1,8 +1,7 @@
 // The blind baseline rater page: renders the server's blind state (textContent only), keeps the
 // rater's answers as an autosaved draft, and is driven from the keyboard under the workspace's
 // focus rule (keys.js): a key typed into an answer is only typed.
-import { api, ApiError, request } from "./api.js";
-import { listenForShortcuts, releaseFocusAfterClick } from "./keys.js";
+import { campaignItem, el } from "./campaign-item.js";
 
 export const BASELINE_BINDINGS = [
   ["Answer", [
@@ -27,32 +26,13 @@ export const BASELINE_BINDINGS = [
 ];
 
 const FRAME_S = 1 / 30;
-const SAVE_DELAY_MS = 500;
-const POLL_MS = 2000;
-const RENEW_MS = 60000;
 
 const root = document.getElementById("baseline");
 const $ = (role) => root.querySelector(`[data-role=${role}]`);
-const urls = root.dataset;
 
 let state = null;
 let answers = {}; // dimension id -> {answerable, answers, confidence}
 let focus = 0;
-let saveTimer = null;
-let busy = false;
-
-function el(tag, attrs = {}, text = "") {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text) node.textContent = text;
-  return node;
-}
-
-function status(text, kind = "") {
-  const box = $("status");
-  box.textContent = text;
-  box.className = `status ${kind}`;
-}
 
 function video() {
   return root.querySelector("video");
@@ -112,7 +92,7 @@ function dimensionNode(d, index, locked) {
       input.addEventListener("input", () => {
         const e = entry(d.id);
         e.answers[n] = input.value;
-        scheduleSave();
+        item.changed();
       });
       input.addEventListener("keydown", (event) => {
         if (event.key === "Enter" || event.key === "Escape") {
@@ -166,23 +146,6 @@ function adopt(next) {
   answers = next.submitted ? {} : JSON.parse(JSON.stringify(draft.dimensions || {}));
   $("broken-note").value = draft.note || "";
   render();
-  if (next.clip.status === "preparing") setTimeout(refresh, POLL_MS);
-}
-
-async function refresh() {
-  try {
-    const next = await api.get(urls.stateUrl);
-    if (state && next.submitted === state.submitted) {
-      const changed = state.clip.status !== next.clip.status;
-      state = next;
-      if (changed) renderClip();
-      if (next.clip.status === "preparing") setTimeout(refresh, POLL_MS);
-    } else {
-      adopt(next);
-    }
-  } catch (error) {
-    status(`Could not load the item: ${error.message}`, "error");
-  }
 }
 
 function payload() {
@@ -195,31 +158,13 @@ function payload() {
   return { dimensions, note: $("broken-note").value };
 }
 
-function scheduleSave() {
-  clearTimeout(saveTimer);
-  status("Draft not saved yet…");
-  saveTimer = setTimeout(saveDraft, SAVE_DELAY_MS);
-}
-
-async function saveDraft() {
-  clearTimeout(saveTimer);
-  saveTimer = null;
-  if (state.submitted) return;
-  try {
-    const result = await request("PUT", urls.draftUrl, { payload: payload() });
-    status(result.lease_held ? "Draft saved." : "Draft saved; your claim on this item ended, submit may be refused.");
-  } catch (error) {
-    status(`Draft not saved: ${error.message}`, "error");
-  }
-}
-
 function setAnswerable(value) {
   const d = dims()[focus];
   if (!d) return;
   const e = entry(d.id);
   e.answerable = value;
   renderDimensions();
-  scheduleSave();
+  item.changed();
   if (value) write();
 }
 
@@ -228,13 +173,13 @@ function setConfidence(value) {
   if (!d) return;
   entry(d.id).confidence = value;
   renderDimensions();
-  scheduleSave();
+  item.changed();
 }
 
 function write() {
   const d = dims()[focus];
   if (!d) return;
-  if (!entry(d.id).answerable) { status(`Mark ${d.name} answerable (y) to write an answer.`); return; }
+  if (!entry(d.id).answerable) { item.status(`Mark ${d.name} answerable (y) to write an answer.`); return; }
   renderDimensions();
   const inputs = [...root.querySelectorAll(`[data-dimension=${d.id}] .answers input`)];
   const target = inputs.find((i) => !i.value.trim()) || inputs[inputs.length - 1];
@@ -253,27 +198,16 @@ function problems() {
 }
 
 async function send(body, doneText) {
-  if (busy || state.submitted) return;
-  busy = true;
-  try {
-    clearTimeout(saveTimer);
-    saveTimer = null;
-    const next = await api.post(urls.submitUrl, { payload: body });
-    adopt(next);
-    status(doneText);
-    await goNext();
-  } catch (error) {
-    const data = error instanceof ApiError ? error.body : {};
-    const detail = Object.entries(data).map(([k, v]) => `${k}: ${[].concat(v).join(" ")}`).join("; ");
-    status(`Not submitted: ${detail || error.message}`, "error");
-  } finally {
-    busy = false;
+  if (state.submitted) return;
+  if (await item.submit({ payload: body })) {
+    item.status(doneText);
+    await item.goNext();
   }
 }
 
 function submitItem() {
   const missing = problems();
-  if (missing.length) { status(`Still missing: ${missing.join(", ")}.`, "error"); return; }
+  if (missing.length) { item.status(`Still missing: ${missing.join(", ")}.`, "error"); return; }
   const body = payload();
   delete body.note;
   send({ broken: false, dimensions: body.dimensions }, "Submitted. Opening the next item…");
@@ -288,22 +222,6 @@ function submitBroken() {
   send({ broken: true, note: $("broken-note").value }, "Reported as broken. Opening the next item…");
 }
 
-// The campaign's page claims the next item and redirects to it (or back to itself when nothing
-// is left): follow the redirect and open wherever it ends.
-async function goNext() {
-  try {
-    const token = (document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/) || [])[1] || "";
-    const response = await fetch(urls.nextUrl, {
-      method: "POST",
-      credentials: "same-origin",
-      headers: { "X-CSRFToken": decodeURIComponent(token) },
-    });
-    window.location.assign(response.url || urls.nextUrl);
-  } catch (error) {
-    status(`Could not open the next item: ${error.message}`, "error");
-  }
-}
-
 function player(action) {
   const v = video();
   if (!v) return;
@@ -316,14 +234,6 @@ function player(action) {
 }
 
 function onKey(name, event) {
-  const help = $("help");
-  if (name === "?") { help.hidden = !help.hidden; event.preventDefault(); return; }
-  if (name === "Escape") {
-    if (!help.hidden) help.hidden = true;
-    else if (!$("broken-box").hidden) { showBroken(false); }
-    if (document.activeElement && document.activeElement.matches("input, textarea")) document.activeElement.blur();
-    return;
-  }
   if (name === "Ctrl+Enter" && !$("broken-box").hidden) { submitBroken(); event.preventDefault(); return; }
   switch (name) {
     case "Space": player("play"); break;
@@ -348,33 +258,26 @@ function onKey(name, event) {
   event.preventDefault();
 }
 
-{
-  // The help overlay, built from the one table above (docs/baseline.md lists the same keys).
-  const sections = BASELINE_BINDINGS.map(([title, rows]) => {
-    const section = el("section");
-    section.append(el("h3", {}, title));
-    const table = el("table");
-    for (const [keys, text] of rows) {
-      const tr = el("tr");
-      const td = el("td");
-      keys.forEach((key, n) => { if (n) td.append(" "); td.append(el("kbd", {}, key)); });
-      tr.append(td, el("td", {}, text));
-      table.append(tr);
-    }
-    section.append(table);
-    return section;
-  });
-  $("bindings").replaceChildren(...sections);
-}
-listenForShortcuts(onKey, { anywhere: ["Escape", "Ctrl+Enter"] });
-releaseFocusAfterClick(root);
+// The help overlay is built from the one table above (docs/baseline.md lists the same keys).
+const item = campaignItem(root, {
+  draft: () => ({ payload: payload() }),
+  done: (s) => s.submitted,
+  stage: (s) => s.submitted,
+  adopt,
+  update: (next, prev) => {
+    state = next;
+    if (prev.clip.status !== next.clip.status) renderClip();
+  },
+  preparing: (s) => s.clip.status === "preparing",
+  bindings: BASELINE_BINDINGS,
+  onKey,
+  anywhere: ["Ctrl+Enter"],
+  escape: () => { if (!$("broken-box").hidden) showBroken(false); },
+});
 $("submit").addEventListener("click", submitItem);
 $("broken").addEventListener("click", () => showBroken(true));
 $("broken-confirm").addEventListener("click", submitBroken);
 $("broken-cancel").addEventListener("click", () => showBroken(false));
-$("broken-note").addEventListener("input", scheduleSave);
+$("broken-note").addEventListener("input", item.changed);
 for (const action of ["play", "back", "fwd", "replay"]) $(action).addEventListener("click", () => player(action));
-$("help").addEventListener("click", (event) => { if (event.target === $("help")) $("help").hidden = true; });
-setInterval(() => { if (state && !state.submitted) api.post(urls.renewUrl, {}).catch(() => {}); }, RENEW_MS);
-window.addEventListener("beforeunload", () => { if (saveTimer) saveDraft(); });
-refresh();
+item.refresh();

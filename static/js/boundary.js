@@ -2,8 +2,7 @@
 // Valid / Invalid / Uncertain against its definition. Renders the server's blind state with
 // textContent only, autosaves a draft, and runs from the keyboard under the workspace's focus
 // rule (keys.js): a key typed into a comment is only typed.
-import { api, ApiError, request } from "./api.js";
-import { listenForShortcuts, releaseFocusAfterClick } from "./keys.js";
+import { campaignItem, el } from "./campaign-item.js";
 
 export const BOUNDARY_BINDINGS = [
   ["Answer", [
@@ -23,32 +22,12 @@ export const BOUNDARY_BINDINGS = [
 ];
 
 const LABELS = [["valid", "Valid", "v"], ["invalid", "Invalid", "i"], ["uncertain", "Uncertain", "u"]];
-const SAVE_DELAY_MS = 500;
-const POLL_MS = 2000;
-const RENEW_MS = 60000;
-
 const root = document.getElementById("boundary");
 const $ = (role) => root.querySelector(`[data-role=${role}]`);
-const urls = root.dataset;
 
 let state = null;
 let answers = {}; // window name -> {label, comment}
 let focus = 0;
-let saveTimer = null;
-let busy = false;
-
-function el(tag, attrs = {}, text = "") {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text) node.textContent = text;
-  return node;
-}
-
-function status(text, kind = "") {
-  const box = $("status");
-  box.textContent = text;
-  box.className = `status ${kind}`;
-}
 
 function ruled() {
   return state.windows.filter((w) => w.available);
@@ -92,7 +71,7 @@ function windowNode(w, index) {
   comment.disabled = locked;
   comment.addEventListener("input", () => {
     answers[w.name] = { ...(answers[w.name] || {}), comment: comment.value };
-    scheduleSave();
+    item.changed();
   });
   comment.addEventListener("focus", () => { if (!locked) { focus = index; markFocus(); } });
   li.append(choices, comment);
@@ -139,50 +118,11 @@ function render() {
   $("done").hidden = state.phase !== "done";
 }
 
-function preparing(s) {
-  return s.windows.some((w) => w.clip.status === "preparing");
-}
-
 function adopt(next) {
   state = next;
   answers = state.phase === "done" ? {} : JSON.parse(JSON.stringify((next.draft && next.draft.windows) || {}));
   focus = 0;
   render();
-  if (preparing(next)) setTimeout(refresh, POLL_MS);
-}
-
-async function refresh() {
-  try {
-    const next = await api.get(urls.stateUrl);
-    if (state && next.phase === state.phase) {
-      const changed = next.windows.some((w, n) => w.clip.status !== state.windows[n].clip.status);
-      state = next;
-      if (changed) updateClips();
-      if (preparing(next)) setTimeout(refresh, POLL_MS);
-    } else {
-      adopt(next);
-    }
-  } catch (error) {
-    status(`Could not load the item: ${error.message}`, "error");
-  }
-}
-
-function scheduleSave() {
-  clearTimeout(saveTimer);
-  status("Draft not saved yet…");
-  saveTimer = setTimeout(saveDraft, SAVE_DELAY_MS);
-}
-
-async function saveDraft() {
-  clearTimeout(saveTimer);
-  saveTimer = null;
-  if (state.phase === "done") return;
-  try {
-    const result = await request("PUT", urls.draftUrl, { payload: { windows: answers } });
-    status(result.lease_held ? "Draft saved." : "Draft saved; your claim on this item ended, submit may be refused.");
-  } catch (error) {
-    status(`Draft not saved: ${error.message}`, "error");
-  }
 }
 
 function choose(label) {
@@ -190,63 +130,26 @@ function choose(label) {
   if (!w) return;
   answers[w.name] = { ...(answers[w.name] || {}), label };
   updateChoices();
-  scheduleSave();
+  item.changed();
 }
 
 async function submitItem() {
-  if (busy || state.phase === "done") return;
+  if (state.phase === "done") return;
   const missing = ruled().filter((w) => !(answers[w.name] || {}).label);
   if (missing.length) {
-    status(`Rule ${missing.map((w) => w.label).join(", ")} first.`, "error");
+    item.status(`Rule ${missing.map((w) => w.label).join(", ")} first.`, "error");
     focus = ruled().indexOf(missing[0]);
     markFocus();
     return;
   }
-  busy = true;
-  try {
-    clearTimeout(saveTimer);
-    const next = await api.post(urls.submitUrl, { payload: { windows: answers } });
-    adopt(next);
-    status("Submitted. Opening the next item…");
-    await goNext();
-  } catch (error) {
-    const body = error instanceof ApiError ? error.body : {};
-    const detail = Object.entries(body).map(([k, v]) => `${k}: ${[].concat(v).join(" ")}`).join("; ");
-    status(`Not submitted: ${detail || error.message}`, "error");
-  } finally {
-    busy = false;
+  if (await item.submit({ payload: { windows: answers } })) {
+    item.status("Submitted. Opening the next item…");
+    await item.goNext();
   }
-}
-
-// The campaign's page claims the next item and redirects to it (or back to itself when nothing
-// is left): follow the redirect and open wherever it ends.
-async function goNext() {
-  try {
-    const token = (document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/) || [])[1] || "";
-    const response = await fetch(urls.nextUrl, {
-      method: "POST",
-      credentials: "same-origin",
-      headers: { "X-CSRFToken": decodeURIComponent(token) },
-    });
-    window.location.assign(response.url || urls.nextUrl);
-  } catch (error) {
-    status(`Could not open the next item: ${error.message}`, "error");
-  }
-}
-
-function toggleHelp(show) {
-  const help = $("help");
-  help.hidden = show === undefined ? !help.hidden : !show;
 }
 
 function onKey(name, event) {
-  if (name === "?") { toggleHelp(); event.preventDefault(); return; }
-  if (name === "Escape") {
-    if (!$("help").hidden) toggleHelp(false);
-    if (document.activeElement && document.activeElement.tagName === "TEXTAREA") document.activeElement.blur();
-    return;
-  }
-  if (!state || state.phase === "done") return;
+  if (state.phase === "done") return;
   const count = ruled().length;
   switch (name) {
     case "v": choose("valid"); break;
@@ -272,29 +175,19 @@ function onKey(name, event) {
   event.preventDefault();
 }
 
-{
-  // The help overlay, built from the one table above (docs/boundary-audit.md lists the same keys).
-  const holder = $("help").querySelector("[data-role=bindings]");
-  const sections = BOUNDARY_BINDINGS.map(([title, rows]) => {
-    const section = el("section");
-    section.append(el("h3", {}, title));
-    const table = el("table");
-    for (const [keys, text] of rows) {
-      const tr = el("tr");
-      const td = el("td");
-      keys.forEach((key, n) => { if (n) td.append(" "); td.append(el("kbd", {}, key)); });
-      tr.append(td, el("td", {}, text));
-      table.append(tr);
-    }
-    section.append(table);
-    return section;
-  });
-  holder.replaceChildren(...sections);
-}
-listenForShortcuts(onKey, { anywhere: ["Escape"] });
-releaseFocusAfterClick(root);
+// The help overlay is built from the one table above (docs/boundary-audit.md lists the same keys).
+const item = campaignItem(root, {
+  draft: () => ({ payload: { windows: answers } }),
+  done: (s) => s.phase === "done",
+  stage: (s) => s.phase,
+  adopt,
+  update: (next, prev) => {
+    state = next;
+    if (next.windows.some((w, n) => w.clip.status !== prev.windows[n].clip.status)) updateClips();
+  },
+  preparing: (s) => s.windows.some((w) => w.clip.status === "preparing"),
+  bindings: BOUNDARY_BINDINGS,
+  onKey,
+});
 $("submit").addEventListener("click", submitItem);
-$("help").addEventListener("click", (event) => { if (event.target === $("help")) toggleHelp(false); });
-setInterval(() => { if (state && state.phase !== "done") api.post(urls.renewUrl, {}).catch(() => {}); }, RENEW_MS);
-window.addEventListener("beforeunload", () => { if (saveTimer) saveDraft(); });
-refresh();
+item.refresh();

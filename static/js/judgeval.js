@@ -1,26 +1,15 @@
 // The blind rating page: renders the server's blind state (textContent only), autosaves the
 // scores as a draft, and works from the keyboard alone: digits type a score, Tab moves to the
 // next one, Enter submits (the first triplet opens the second; the second goes to the next item).
-import { api, ApiError, request } from "./api.js";
+import { campaignItem } from "./campaign-item.js";
 
-const SAVE_DELAY_MS = 400;
-const RENEW_MS = 60000;
 const DIMENSIONS = ["local", "procedural", "next"];
 
 const root = document.getElementById("judgeval");
 const $ = (role) => root.querySelector(`[data-role=${role}]`);
-const urls = root.dataset;
 const form = $("form");
 
 let state = null;
-let saveTimer = null;
-let busy = false;
-
-function status(text, kind = "") {
-  const box = $("status");
-  box.textContent = text;
-  box.className = `status ${kind}`;
-}
 
 function values() {
   const payload = {};
@@ -71,72 +60,29 @@ function render() {
   form.elements.local.focus();
 }
 
-async function load() {
-  state = await api.get(urls.stateUrl);
-  render();
-}
-
-function scheduleSave() {
-  clearTimeout(saveTimer);
-  saveTimer = setTimeout(saveDraft, SAVE_DELAY_MS);
-}
-
-async function saveDraft() {
-  if (!state || state.part === "done") return;
-  try {
-    const result = await request("PUT", urls.draftUrl, { part: state.part, payload: values() });
-    status(result.lease_held ? "Draft saved" : "Draft saved; your claim ended, claim again", "");
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 400) return; // shown on submit
-    status("Not saved yet (offline?); keep typing, it will be retried", "warn");
-  }
-}
-
 async function submitPart(event) {
   if (event) event.preventDefault();
-  if (busy || !state || state.part === "done") return;
-  busy = true;
-  clearTimeout(saveTimer);
-  try {
-    state = await api.post(urls.submitUrl, { part: state.part, payload: values() });
-    status("Submitted", "ok");
-    render();
-    if (state.part === "done") await goNext();
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 400) {
-      const problems = Object.entries(error.body).map(([k, v]) => `${k}: ${[].concat(v).join(" ")}`);
-      status(problems.join(" · "), "error");
-      const first = DIMENSIONS.find((d) => error.body[d]);
-      if (first) form.elements[first].focus();
-    } else {
-      status(error.message || "Could not submit", "error");
-    }
-  } finally {
-    busy = false;
-  }
+  if (!state || state.part === "done") return;
+  const next = await item.submit({ part: state.part, payload: values() }, (error) => {
+    const first = DIMENSIONS.find((d) => (error.body || {})[d]);
+    if (first) form.elements[first].focus();
+  });
+  if (!next) return;
+  item.status("Submitted", "ok");
+  if (next.part === "done") await item.goNext();
 }
 
-// The campaign's page claims the next item and redirects to it (or back to itself when nothing
-// is left): follow the redirect and open wherever it ends.
-async function goNext() {
-  try {
-    const token = (document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/) || [])[1] || "";
-    const response = await fetch(urls.nextUrl, {
-      method: "POST",
-      credentials: "same-origin",
-      headers: { "X-CSRFToken": decodeURIComponent(token) },
-    });
-    window.location.assign(response.url || urls.nextUrl);
-  } catch (error) {
-    status(`Could not open the next item: ${error.message}`, "error");
-  }
-}
-
+const item = campaignItem(root, {
+  draft: () => ({ part: state.part, payload: values() }),
+  done: (s) => s.part === "done",
+  stage: (s) => s.part,
+  adopt: (next) => { state = next; render(); },
+  update: (next) => { state = next; },
+});
 form.addEventListener("submit", submitPart);
-form.addEventListener("input", scheduleSave);
+form.addEventListener("input", item.changed);
 form.addEventListener("keydown", (event) => {
   // Enter submits from any field, the reason list included.
   if (event.key === "Enter" && !event.isComposing) submitPart(event);
 });
-setInterval(() => api.post(urls.renewUrl).catch(() => {}), RENEW_MS);
-load().catch((error) => status(error.message || "Could not load the item", "error"));
+item.refresh();

@@ -4,9 +4,8 @@
 // under the workspace's focus rule (keys.js). Jumping to an interval lands the frame-exact
 // player (player.js) on the interval's first frame, then plays the interval, with sound for
 // auditory evidence.
-import { api, ApiError, request } from "./api.js";
+import { campaignItem, el } from "./campaign-item.js";
 import { FrameIndex } from "./frames.js";
-import { listenForShortcuts, releaseFocusAfterClick } from "./keys.js";
 import { Player } from "./player.js";
 
 export const QA_BINDINGS = [
@@ -37,36 +36,18 @@ export const QA_BINDINGS = [
   ]],
 ];
 
-const SAVE_DELAY_MS = 500;
-const RENEW_MS = 60000;
 const root = document.getElementById("qa");
 const $ = (role) => root.querySelector(`[data-role=${role}]`);
-const urls = root.dataset;
 
 let state = null;
 let player = null;
 let focus = 0;
-let saveTimer = null;
-let busy = false;
 let answer = emptyAnswer();
 let lastJump = null; // the evidence interval jumped to last
 let jumpToken = 0; // a later key cancels an earlier jump's playback
 
 function emptyAnswer() {
   return { decision: "", reasons: [], comment: "", media_unplayable: false, evidence_unverifiable: false, turns: [], edits: [] };
-}
-
-function el(tag, attrs = {}, text = "") {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text) node.textContent = text;
-  return node;
-}
-
-function status(text, kind = "") {
-  const box = $("status");
-  box.textContent = text;
-  box.className = `status ${kind}`;
 }
 
 function seconds(us) {
@@ -114,7 +95,7 @@ function renderClip() {
       player.seekFrame(range.to - 1);
     }
   });
-  video.addEventListener("error", () => status("The clip will not play here; mark the media as not playing.", "error"));
+  video.addEventListener("error", () => item.status("The clip will not play here; mark the media as not playing.", "error"));
 }
 
 function renderTimeline() {
@@ -148,7 +129,7 @@ async function jump(number) {
   if (!ev) return;
   for (const b of $("timeline").querySelectorAll(".interval")) b.classList.toggle("active", b.dataset.number === String(number));
   if (!player) {
-    status("The clip is not ready yet.", "error");
+    item.status("The clip is not ready yet.", "error");
     return;
   }
   player.video.muted = ev.modality !== "auditory";
@@ -159,7 +140,7 @@ async function jump(number) {
   await player.seekFrame(first);
   if (token !== jumpToken) return; // another key came first
   root.dataset.landed = `${number}:${player.frame}`;
-  status(`Evidence ${number} (${ev.modality}) from frame ${first + 1}`);
+  item.status(`Evidence ${number} (${ev.modality}) from frame ${first + 1}`);
   const end = Math.max(ev.end_frame, first + 1);
   if (end - first < 2) return;
   // Already on the first frame: play from here and stop on the interval's last frame.
@@ -226,7 +207,7 @@ function renderDecision() {
     box.checked = answer.reasons.includes(r.code);
     box.addEventListener("change", () => {
       answer.reasons = state.reasons.map((x) => x.code).filter((c) => root.querySelector(`[data-reason=${c}]`).checked);
-      changed();
+      item.changed();
     });
     label.append(box, ` ${r.label}`);
     return el("div", {}, "").appendChild(label).parentNode;
@@ -243,7 +224,7 @@ function renderEdits() {
     const where = [edit.turn != null ? `turn ${edit.turn + 1}` : "", edit.evidence != null ? `evidence ${edit.evidence + 1}` : ""].filter(Boolean).join(", ");
     li.append(el("span", {}, `${edit.field}${where ? ` (${where})` : ""}: ${JSON.stringify(edit.value)} — ${edit.reason} `));
     const remove = el("button", { type: "button" }, "Remove");
-    remove.addEventListener("click", () => { answer.edits.splice(i, 1); renderEdits(); changed(); });
+    remove.addEventListener("click", () => { answer.edits.splice(i, 1); renderEdits(); item.changed(); });
     li.append(remove);
     return li;
   });
@@ -298,7 +279,7 @@ function addEdit() {
   const value = editValue(code, $("edit-value").value);
   const reason = $("edit-reason").value.trim();
   if (value === null || value === "" || !reason) {
-    status("An edit needs a new value and a reason.", "error");
+    item.status("An edit needs a new value and a reason.", "error");
     return;
   }
   answer.edits.push({
@@ -311,8 +292,8 @@ function addEdit() {
   $("edit-value").value = "";
   $("edit-reason").value = "";
   renderEdits();
-  changed();
-  status(`Edit added (${answer.edits.length}); the original stays as it is.`);
+  item.changed();
+  item.status(`Edit added (${answer.edits.length}); the original stays as it is.`);
   document.activeElement.blur();
 }
 
@@ -323,20 +304,20 @@ function setCheck(value) {
   answer.turns[row.turn] = { ...answer.turns[row.turn], [row.check.code]: value };
   if (focus < checkRows().length - 1) focus += 1;
   renderChecks();
-  changed();
+  item.changed();
 }
 
 function setDecision(code) {
   answer.decision = code;
   renderDecision();
-  changed();
+  item.changed();
 }
 
 function toggle(key) {
   answer[key] = !answer[key];
   if (answer[key]) answer.decision = "uncertain";
   renderDecision();
-  changed();
+  item.changed();
 }
 
 // --- draft, submit ---------------------------------------------------------------------------
@@ -349,49 +330,14 @@ function payload() {
   };
 }
 
-function changed() {
-  clearTimeout(saveTimer);
-  saveTimer = setTimeout(saveDraft, SAVE_DELAY_MS);
-}
-
-async function saveDraft() {
-  if (state.done) return;
-  try {
-    await request("PUT", urls.draftUrl, { part: "", payload: payload() });
-    status("Draft saved.");
-  } catch (error) {
-    status(`The draft was not saved (${error.message}); it is kept in this page.`, "error");
-  }
-}
-
-function messages(body) {
-  return Object.entries(body || {}).map(([k, v]) => `${k}: ${[].concat(v).join(" ")}`).join(" · ");
-}
-
 async function submitDecision() {
-  if (busy || state.done) return;
-  busy = true;
-  clearTimeout(saveTimer);
-  try {
-    state = await api.post(urls.submitUrl, { part: "", payload: payload() });
-    status("Decision submitted.", "ok");
-    renderAll();
-  } catch (error) {
-    status(error instanceof ApiError ? messages(error.body) : error.message, "error");
-  } finally {
-    busy = false;
-  }
+  if (state.done) return;
+  if (await item.submit({ part: "", payload: payload() })) item.status("Decision submitted.", "ok");
 }
 
 // --- keys ------------------------------------------------------------------------------------
 
 function onKey(name, event) {
-  if (name === "Escape") {
-    if (!$("help").hidden) $("help").hidden = true;
-    else if (document.activeElement) document.activeElement.blur();
-    return;
-  }
-  if (!state) return;
   const acts = {
     " ": () => player && player.toggle(),
     Space: () => player && player.toggle(),
@@ -405,7 +351,6 @@ function onKey(name, event) {
     e: () => $("edit-field").focus(),
     g: () => backToFirst(),
     Enter: () => submitDecision(),
-    "?": () => { $("help").hidden = !$("help").hidden; },
   };
   if (/^[1-9]$/.test(name)) {
     event.preventDefault();
@@ -432,24 +377,6 @@ function moveFocus(delta) {
   renderChecks();
 }
 
-function renderHelp() {
-  const sections = QA_BINDINGS.map(([title, rows]) => {
-    const section = el("section", {});
-    section.append(el("h3", {}, title));
-    const table = el("table", {});
-    for (const [keys, text] of rows) {
-      const tr = el("tr", {});
-      const td = el("td", {});
-      for (const key of keys) td.append(el("kbd", {}, key === " " ? "Space" : key), " ");
-      tr.append(td, el("td", {}, text));
-      table.append(tr);
-    }
-    section.append(table);
-    return section;
-  });
-  $("bindings").replaceChildren(...sections);
-}
-
 function renderAll() {
   $("structure").textContent = state.structure_label;
   $("modality").textContent = state.modality_label;
@@ -466,30 +393,36 @@ function renderAll() {
   root.dataset.done = state.done ? "1" : "";
 }
 
-async function load() {
-  state = await api.get(urls.stateUrl);
-  const saved = state.answer || state.draft;
-  if (saved) answer = { ...emptyAnswer(), ...saved };
-  renderEditForm();
-  renderHelp();
-  renderAll();
-  if (state.clip.status === "preparing") {
-    const poll = setInterval(async () => {
-      const next = await api.get(urls.stateUrl).catch(() => null);
-      if (next && next.clip.status !== "preparing") {
-        clearInterval(poll);
-        state = { ...state, clip: next.clip };
-        renderClip();
-      }
-    }, 2000);
+let loaded = false;
+
+// The first state brings the saved answer and the edit form; later ones (a submission, the clip
+// once it is prepared) are rendered over what the reviewer has.
+function adopt(next) {
+  state = next;
+  if (!loaded) {
+    loaded = true;
+    const saved = next.answer || next.draft;
+    if (saved) answer = { ...emptyAnswer(), ...saved };
+    renderEditForm();
   }
+  renderAll();
 }
 
-$("comment").addEventListener("input", () => { answer.comment = $("comment").value; changed(); });
+const item = campaignItem(root, {
+  draft: () => ({ part: "", payload: payload() }),
+  done: (s) => s.done,
+  stage: (s) => s.done,
+  adopt,
+  update: (next) => {
+    state = next;
+    if (next.clip.status !== "preparing") renderClip();
+  },
+  preparing: (s) => s.clip.status === "preparing",
+  bindings: QA_BINDINGS,
+  onKey,
+});
+$("comment").addEventListener("input", () => { answer.comment = $("comment").value; item.changed(); });
 $("unplayable").addEventListener("change", () => toggle("media_unplayable"));
 $("unverifiable").addEventListener("change", () => toggle("evidence_unverifiable"));
 $("submit").addEventListener("click", () => submitDecision());
-listenForShortcuts(onKey, { anywhere: ["Escape"] });
-releaseFocusAfterClick(root);
-setInterval(() => { if (state && !state.done) api.post(urls.renewUrl, {}).catch(() => {}); }, RENEW_MS);
-load().catch((error) => status(`This group could not be loaded (${error.message}).`, "error"));
+item.refresh();

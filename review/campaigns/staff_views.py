@@ -1,0 +1,114 @@
+"""What the kinds' staff pages share: adjudication (the queue, the decisions side by side, a
+ruling that moves on to the next waiting item) and report pages (the page, JSON and CSV).
+
+A kind passes in what is its own (its keys, its queue and adjudication service, its
+templates); nothing here names a kind."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+
+from review.campaigns.models import Campaign
+from studio.roles import is_admin
+
+
+def messages_of(exc: ValidationError) -> list[str]:
+    """A ValidationError as lines for a page (``field: message``)."""
+    if hasattr(exc, "error_dict"):
+        return [f"{k}: {m}" for k, v in exc.error_dict.items() for e in v for m in e.messages]
+    return list(exc.messages)
+
+
+def admin_or_404(request) -> None:
+    """Admins only; anyone else gets a 404 (the pages name reviewers and items)."""
+    if not is_admin(request.user):
+        raise Http404
+
+
+def queue_rows(campaigns, queue: Callable[[Campaign], list]) -> list[dict]:
+    """The waiting items of every open campaign, in each campaign's queue order."""
+    rows = []
+    for campaign in campaigns.filter(state=Campaign.State.OPEN):
+        for position, (item_id, waiting) in enumerate(queue(campaign), start=1):
+            rows.append(
+                {"campaign": campaign, "item_id": item_id, "position": position, "waiting": waiting}
+            )
+    return rows
+
+
+def decision_rows(
+    record, keys: Iterable[str], *, per_item: int, letters: dict, fields: Sequence[str]
+) -> list[dict]:
+    """Per key: each reviewer's decision (as letters A, B, C, with ``fields``), the resolution,
+    the adjudication if there is one, and whether it waits for one."""
+    rows = []
+    for key in keys:
+        decisions = sorted(
+            (
+                {"reviewer": letters[d.person_id], **{f: getattr(d, f) for f in fields}}
+                for d in record.decisions.get(key, ())
+            ),
+            key=lambda d: d["reviewer"],
+        )
+        resolution = record.resolution(key, per_item)
+        rows.append(
+            {
+                "decisions": decisions,
+                "resolution": resolution,
+                "adjudicated": record.adjudications.get(key),
+                "waiting": resolution.state == "needs_adjudication",
+            }
+        )
+    return rows
+
+
+def adjudication_post(
+    request,
+    *,
+    campaign,
+    item,
+    keys: Iterable[str],
+    adjudicate: Callable[..., object],
+    queue: Callable[[Campaign], list],
+    namespace: str,
+):
+    """Rule on the posted ``label-<key>`` fields; ``(redirect, [])`` to the next waiting item
+    (or the queue) once saved, ``(None, messages)`` when the ruling was refused."""
+    labels = {k: request.POST[f"label-{k}"] for k in keys if request.POST.get(f"label-{k}")}
+    try:
+        adjudicate(
+            campaign=campaign,
+            item=item,
+            adjudicator=request.user,
+            labels=labels,
+            comment=request.POST.get("comment", ""),
+        )
+    except ValidationError as exc:
+        return None, messages_of(exc)
+    messages.success(request, "Adjudication saved.")
+    waiting = queue(campaign)
+    if waiting:
+        return redirect(f"{namespace}:adjudicate", campaign.pk, waiting[0][0]), []
+    return redirect(f"{namespace}:queue"), []
+
+
+def report_response(
+    request, *, campaign, report: dict, csv: Callable[[dict], str], suffix: str, template: str
+) -> HttpResponse:
+    """The report's page, or with ``?format=json`` / ``csv`` its download."""
+    wanted = request.GET.get("format")
+    filename = f"{campaign.name}-{suffix}"
+    if wanted == "json":
+        response = JsonResponse(report, json_dumps_params={"indent": 2, "ensure_ascii": False})
+        response["Content-Disposition"] = f'attachment; filename="{filename}.json"'
+        return response
+    if wanted == "csv":
+        response = HttpResponse(csv(report), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{filename}.csv"'
+        return response
+    return render(request, template, {"campaign": campaign, "report": report})
