@@ -147,16 +147,17 @@ def _usage(data) -> dict | None:
 
 def chat_call(
     endpoint: EndpointConfig,
-    body: dict | Callable[[], dict | bytes],
+    body: dict | bytes | Body | Callable[[], dict | bytes | Body],
     *,
     should_stop: Callable[[], bool] = lambda: False,
 ) -> CallResult:
     """POST ``body`` to ``{base_url}/chat/completions`` until a decision; never raises for what
     the provider does (only ``Cancelled``).
 
-    ``body`` may be a function (returning the body, its JSON bytes, or a ``media.Body`` sent
-    piece by piece under one Content-Length): it is called once a slot is held, so a call
-    waiting for a slot holds no request bytes (a frames request is megabytes)."""
+    ``body`` is the body, its JSON bytes, a ``media.Body`` (sent piece by piece under one
+    Content-Length, its media encoded only while sent, so a call waiting for a slot holds no
+    media bytes), or a function returning one of them. It is made before the first attempt, so
+    a slot is held only while the request is on the wire."""
     result = CallResult(verdict=Verdict("api_error", "no attempt was made"))
     try:
         key = api_key(endpoint.api_key_env)
@@ -167,10 +168,13 @@ def chat_call(
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if key:
         headers["Authorization"] = f"Bearer {key}"
-    payload: bytes | Body | None = None
-    if not callable(body):
-        payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    payload = body() if callable(body) else body
+    if isinstance(payload, dict):
+        payload = json.dumps(payload, ensure_ascii=False).encode("utf-8")
     sent_headers = headers
+    if isinstance(payload, Body):
+        # Sent piece by piece; the length keeps it one plain body.
+        sent_headers = {**headers, "Content-Length": str(payload.length)}
     client = _client(endpoint.timeout_seconds)
     limits = endpoint.limits
     for number in range(1, endpoint.attempts + 1):
@@ -179,14 +183,6 @@ def chat_call(
         wait = None
         try:
             with limiter.slot(limits, should_stop=should_stop) as held:
-                if payload is None:
-                    built = body()
-                    if isinstance(built, dict):
-                        built = json.dumps(built, ensure_ascii=False).encode("utf-8")
-                    payload = built
-                    if isinstance(payload, Body):
-                        # Sent piece by piece; the length keeps it one plain body.
-                        sent_headers = {**headers, "Content-Length": str(payload.length)}
                 started = datetime.now(UTC)
                 t0 = time.perf_counter()
                 try:
