@@ -173,6 +173,9 @@ class RunItem(Leased):
             models.Index(fields=["run", "state", "position"], name="runitem_claim_idx"),
             # The cache: WHERE cache_key = ? AND outcome = 'ok'
             models.Index(fields=["cache_key", "outcome"], name="runitem_cache_idx"),
+            # Reports name the model ids each run's API answered with: DISTINCT per run, read
+            # from this index alone
+            models.Index(fields=["run", "returned_model"], name="runitem_returned_model_idx"),
         ]
 
     def __str__(self) -> str:
