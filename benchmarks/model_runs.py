@@ -175,6 +175,24 @@ def provider_rate(log: list[dict]) -> float:
     return len(log) / (max(e.get("end", e["t"]) for e in log) - min(e["t"] for e in log))
 
 
+def in_flight(log: list[dict]) -> tuple[float, float]:
+    """(mean requests in flight at the provider, seconds from the first request until the
+    peak was first reached): where a rate below the ideal is lost."""
+    if not log:
+        return float("nan"), float("nan")
+    start = min(e["t"] for e in log)
+    span = max(e.get("end", e["t"]) for e in log) - start
+    mean = sum(e.get("end", e["t"]) - e["t"] for e in log) / span
+    events = sorted([(e["t"], 1) for e in log] + [(e.get("end", e["t"]), -1) for e in log])
+    now = peak = 0
+    peak_at = 0.0
+    for t, step in events:
+        now += step
+        if now > peak:
+            peak, peak_at = now, t - start
+    return mean, peak_at
+
+
 def baseline_direct(stand_in: StandIn, bodies: list[bytes], threads: int) -> float:
     """Calls per second of ``threads`` threads posting ``bodies`` straight to the stand-in, as
     the provider saw them (``provider_rate``)."""
@@ -258,6 +276,7 @@ def judge_bench(args, stand_in, tmp, worker_pids: list[int]) -> dict:
     stats = stand_in.stats()
     log = stats["log"]
     steady = provider_rate(log)
+    mean_in_flight, ramp_s = in_flight(log)
     outcomes = Counter(run.items.values_list("outcome", flat=True))
     # A rerun of the finished judge: the same command again.
     stand_in.reset()
@@ -270,7 +289,7 @@ def judge_bench(args, stand_in, tmp, worker_pids: list[int]) -> dict:
     rerun_calls = stand_in.stats()["requests"]
     return {
         "calls": args.calls, "wall_s": wall, "rate_wall": args.calls / wall,
-        "rate_steady": steady, "created_s": created_s, "peak": stats["peak_concurrency"], "requests": stats["requests"],
+        "rate_steady": steady, "mean_in_flight": mean_in_flight, "ramp_s": ramp_s, "created_s": created_s, "peak": stats["peak_concurrency"], "requests": stats["requests"],
         "outcomes": dict(outcomes), "baseline_rate": base_rate,
         "ideal": args.concurrency / (args.latency_ms / 1000), "rerun_s": rerun_s,
         "rerun_calls": rerun_calls, "run": Run.objects.get(name="bench-qa").status,
@@ -505,7 +524,8 @@ def report_judge(args, j: dict) -> None:
         flush=True,
     )
     print(
-        f"   CPU per call: worker {j['worker_cpu_ms']:.1f} ms, stand-in "
+        f"   mean in flight at the provider {j['mean_in_flight']:.1f} (peak first reached after "
+        f"{j['ramp_s']:.2f} s); CPU per call: worker {j['worker_cpu_ms']:.1f} ms, stand-in "
         f"{j['stand_in_cpu_ms']:.1f} ms; retried attempts: {j['retried'] or 'none'}",
         flush=True,
     )
