@@ -71,6 +71,9 @@ def test_tags_are_added_and_removed_from_the_keyboard_and_persist(open_as, annot
     options = page.eval_on_selector_all("#tag-suggestions option", "els => els.map(e => e.value)")
     assert options == ["action:stir", "wet"]
 
+    page.keyboard.press("?")
+    assert "tags: focus the tag input" in page.inner_text("[data-role=help]")
+    page.keyboard.press("Escape")
     page.keyboard.press("t")  # from the page: the tag input gets the focus
     assert page.evaluate("document.activeElement.dataset.role") == "tag-input"
     page.keyboard.type("Action:Pour")
