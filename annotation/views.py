@@ -17,6 +17,7 @@ from annotation.selectors import (
     videos_for,
 )
 from annotation.services import REQUIRED_LABELS, label_missing, revision_diff
+from annotation.tags import MAX_TAGS, TAG_RE
 from studio.display import clock
 from studio.roles import ADJUDICATOR, is_admin, roles_of
 
@@ -80,6 +81,8 @@ def workspace(request: HttpRequest, video_id: int) -> HttpResponse:
         "videoId": video.pk,
         "readOnly": read_only,
         "fieldNames": FIELD_NAMES,
+        # The tag input checks tags with the server's own rule before saving (static/js/tags.js).
+        "tagRules": {"pattern": TAG_RE.pattern, "maxTags": MAX_TAGS},
         "urls": {
             "ping": reverse(api + "ping"),
             "workspace": reverse(api + "workspace", args=[video.pk]),

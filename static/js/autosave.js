@@ -116,8 +116,14 @@ export class Saver extends EventTarget {
         this._emit(); // kept as a draft; the panel shows what to fix
         return;
       }
+      // A value the server refused (400) waits for an edit; the other fields go on.
+      const sendable = dirty.filter((name) => !this.store.isRefused(entry, name));
+      if (!sendable.length) {
+        this._emit();
+        return;
+      }
       body = { version: entry.base };
-      for (const name of dirty) body[name] = copy(entry.local[name]);
+      for (const name of sendable) body[name] = copy(entry.local[name]);
     }
     const done = this._send(entry, body);
     this.inflight.set(id, done);
@@ -152,7 +158,7 @@ export class Saver extends EventTarget {
       if (error instanceof ApiError && error.status === 409) {
         this.store.setConflict(entry.id, error.body.stored);
       } else if (error instanceof ApiError && error.status === 400) {
-        this.store.setErrors(entry.id, error.body.errors || {});
+        this.store.setErrors(entry.id, error.body.errors || {}, body);
       } else {
         this.error = error.message;
       }

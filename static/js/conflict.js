@@ -5,6 +5,15 @@
 
 import { clock } from "./frames.js";
 import { EDITABLE, LABELS, TIME_FIELDS, cleaned, same } from "./steps.js";
+import { cleanTags } from "./tags.js";
+
+const LISTS = ["plausible_next_steps", "tags"];
+
+// Tags both sides changed: by default both sets, if together they keep the rules (one value
+// per key), else yours.
+function bothTags(stored, mine) {
+  return cleanTags([...stored, ...mine]).tags || null;
+}
 
 function show(name, value) {
   if (TIME_FIELDS.includes(name)) return `${clock(value)} (${value} µs)`;
@@ -92,11 +101,17 @@ export class ConflictView extends EventTarget {
       const area = document.createElement("textarea");
       area.dataset.role = "merged";
       area.rows = 3;
-      const isList = name === "plausible_next_steps";
-      area.value = isList ? [...new Set([...stored, ...cleaned(name, mine)])].join("\n") : mine;
+      const isList = LISTS.includes(name);
+      let both = isList ? null : [stored, mine].filter((t) => t.trim()).join(" / ");
+      if (name === "tags") {
+        const union = bothTags(stored, mine);
+        both = union ? union.join("\n") : null;
+        area.value = union ? both : mine.join("\n");
+      } else {
+        area.value = isList ? [...new Set([...stored, ...cleaned(name, mine)])].join("\n") : mine;
+      }
       merged.append(area);
       const buttons = document.createElement("div");
-      const both = isList ? null : [stored, mine].filter((t) => t.trim()).join(" / ");
       for (const [text, value] of [["Use stored", isList ? stored.join("\n") : stored],
         ["Use mine", isList ? mine.join("\n") : mine], ["Keep both", both]]) {
         if (value === null) continue;
@@ -111,6 +126,13 @@ export class ConflictView extends EventTarget {
         buttons.append(button);
       }
       merged.append(buttons);
+      if (name === "tags") {
+        const error = document.createElement("span");
+        error.className = "field-error";
+        error.dataset.role = "merge-error";
+        error.hidden = true;
+        merged.append(error);
+      }
     }
     const stTitle = document.createElement("span");
     stTitle.className = "conflict-caption";
@@ -137,6 +159,14 @@ export class ConflictView extends EventTarget {
         values[name] = Number(row.querySelector("input[type=radio]:checked").value);
       } else if (name === "plausible_next_steps") {
         values[name] = row.querySelector("textarea").value.split("\n").map((s) => s.trim()).filter(Boolean);
+      } else if (name === "tags") {
+        // One tag a line (or comma-separated), kept to the rules of the tag input.
+        const result = cleanTags(row.querySelector("textarea").value.split(/[\n,]/));
+        const error = row.querySelector("[data-role=merge-error]");
+        error.textContent = result.error || "";
+        error.hidden = !result.error;
+        if (result.error) return null;
+        values[name] = result.tags;
       } else {
         values[name] = row.querySelector("textarea").value;
       }
@@ -148,6 +178,7 @@ export class ConflictView extends EventTarget {
     if (this.id === null) return;
     const id = this.id;
     const merged = this._merged();
+    if (merged === null) return; // a merged tag breaks a rule: its message shows in the row
     this.store.resolveConflict(id, merged);
     this.close();
     this.dispatchEvent(new CustomEvent("resolved", { detail: { id } }));

@@ -31,6 +31,7 @@ export const BINDINGS = [
     [["Delete"], "retract the current step (its rows are kept)", "retract"],
     [["u"], "restore the step retracted last", "restore-last"],
     [["Enter"], "write labels (focus Local intent)", "edit"],
+    [["t"], "tags: focus the tag input (Enter or , adds a tag)", "tags"],
     [["Escape"], "leave a text field, close a panel", "escape"],
     [["Ctrl+s"], "save now", "save"],
     [["h"], "history of the current step", "history"],

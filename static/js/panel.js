@@ -1,9 +1,10 @@
-// The step panel: the current step's four marks (with one-frame nudges) and its four labels,
-// with inline validation. Every value is shown as text (textContent / input.value), never as
+// The step panel: the current step's four marks (with one-frame nudges), its four labels and
+// its tags (tags.js), with inline validation. Every value is shown as text (textContent / input.value), never as
 // markup.
 
 import { clock } from "./frames.js";
 import { TEXT_FIELDS, TIME_FIELDS } from "./steps.js";
+import { TagEditor } from "./tags.js";
 
 export class StepPanel extends EventTarget {
   constructor(root, { store, index, readOnly = false }) {
@@ -18,6 +19,13 @@ export class StepPanel extends EventTarget {
     this.body = root.querySelector("[data-role=body]");
     this.list = root.querySelector("[data-role=plausible]");
     this.historyButton = root.querySelector("[data-role=history-button]");
+    this.tagEditor = new TagEditor(root.querySelector("[data-role=tags]"), { readOnly });
+    // A tag change names its step: text left in the input is added to the step it was typed
+    // for even when another step is being selected.
+    this.tagEditor.addEventListener("change", (event) => {
+      const { id, tags } = event.detail;
+      if (id !== null) this.dispatchEvent(new CustomEvent("edit", { detail: { id, changes: { tags } } }));
+    });
     for (const name of TEXT_FIELDS) {
       const field = this._field(name);
       field.addEventListener("input", () => this._edit({ [name]: field.value }));
@@ -76,6 +84,12 @@ export class StepPanel extends EventTarget {
     const field = this._field(name);
     field.focus();
     field.select();
+  }
+
+  // t from the page: the tag input gets the focus.
+  focusTags() {
+    if (this.id === null || !this.visible) return;
+    this.tagEditor.focus();
   }
 
   addPlausible(at = null) {
@@ -185,6 +199,7 @@ export class StepPanel extends EventTarget {
         if (document.activeElement !== input && input.value !== items[i]) input.value = items[i];
       });
     }
+    this.tagEditor.render(entry.id, v.tags, this.store.tagsInUse());
     this._renderErrors(entry);
   }
 

@@ -5,7 +5,7 @@
 
 export const TIME_FIELDS = ["start_us", "cutoff_us", "outcome_us", "end_us"];
 export const TEXT_FIELDS = ["local_intent", "procedural_intent", "next_step"];
-export const EDITABLE = [...TIME_FIELDS, ...TEXT_FIELDS, "plausible_next_steps"];
+export const EDITABLE = [...TIME_FIELDS, ...TEXT_FIELDS, "plausible_next_steps", "tags"];
 // Field names as the pages show them; filled from the server's one list
 // (annotation.models.FIELD_NAMES, in the page config) before anything is drawn.
 export const LABELS = {};
@@ -59,12 +59,14 @@ export class StepStore extends EventTarget {
       base: payload.version, // the version local edits are based on
       local: editableOf(payload),
       serverErrors: {},
+      refused: {}, // field -> the value a 400 refused; not sent again until it is edited
       conflict: null,
     };
   }
 
   _changed(id = null) {
     this._active = null;
+    this._tags = null;
     this.dispatchEvent(new CustomEvent("change", { detail: { id } }));
   }
 
@@ -89,6 +91,19 @@ export class StepStore extends EventTarget {
     return this._active;
   }
 
+  // Every tag a step of this video carries (saved or being edited), sorted: the suggestions of
+  // the tag input.
+  tagsInUse() {
+    if (!this._tags) {
+      const used = new Set();
+      for (const entry of this.steps.values()) {
+        for (const tag of [...(entry.server.tags || []), ...(entry.local.tags || [])]) used.add(tag);
+      }
+      this._tags = [...used].sort();
+    }
+    return this._tags;
+  }
+
   retracted() {
     return [...this.steps.values()].filter((e) => e.server.status !== "active");
   }
@@ -109,7 +124,10 @@ export class StepStore extends EventTarget {
     const entry = this.steps.get(id);
     if (!entry) return;
     Object.assign(entry.local, changes);
-    for (const name of Object.keys(changes)) delete entry.serverErrors[name];
+    for (const name of Object.keys(changes)) {
+      delete entry.serverErrors[name];
+      delete entry.refused[name];
+    }
     this._changed(id);
   }
 
@@ -125,8 +143,8 @@ export class StepStore extends EventTarget {
     const previous = entry.server;
     entry.server = payload;
     entry.base = payload.version;
-    entry.serverErrors = {};
     entry.conflict = null;
+    this._keepRefused(entry);
     for (const name of EDITABLE) {
       // A field the annotator did not touch since the request left follows the server.
       const untouched = sentValues && name in sentValues
@@ -139,11 +157,36 @@ export class StepStore extends EventTarget {
     this._changed(payload.id);
   }
 
-  setErrors(id, errors) {
+  // The server refused a save (400): its messages show next to the fields, and the values it
+  // refused are not sent again until edited (the other fields of the step still are). A refusal
+  // that names none of the fields sent refuses them all.
+  setErrors(id, errors, sent = {}) {
     const entry = this.steps.get(id);
     if (!entry) return;
     entry.serverErrors = errors || {};
+    const named = Object.keys(sent).filter((name) => name in entry.serverErrors);
+    entry.refused = {};
+    for (const name of named.length ? named : Object.keys(sent)) {
+      if (EDITABLE.includes(name)) entry.refused[name] = sent[name];
+    }
     this._changed(id);
+  }
+
+  // A field still holding the value the server refused keeps its message.
+  _keepRefused(entry) {
+    const refused = {};
+    const errors = {};
+    for (const [name, value] of Object.entries(entry.refused)) {
+      if (!same(entry.local[name], value)) continue;
+      refused[name] = value;
+      if (entry.serverErrors[name]) errors[name] = entry.serverErrors[name];
+    }
+    entry.refused = refused;
+    entry.serverErrors = errors;
+  }
+
+  isRefused(entry, name) {
+    return name in entry.refused && same(entry.local[name], entry.refused[name]);
   }
 
   setConflict(id, stored) {
@@ -171,8 +214,8 @@ export class StepStore extends EventTarget {
     entry.server = entry.conflict;
     entry.base = entry.conflict.version;
     entry.conflict = null;
-    entry.serverErrors = {};
     entry.local = { ...local, ...merged };
+    this._keepRefused(entry);
     this._changed(id);
   }
 

@@ -13,6 +13,7 @@ import { StepPanel } from "./panel.js";
 import { Player } from "./player.js";
 import { Preview } from "./preview.js";
 import { StepStore, nameFields } from "./steps.js";
+import { setTagRules } from "./tags.js";
 import { Timeline } from "./timeline.js";
 
 const MARK_KEYS = ["start_us", "cutoff_us", "outcome_us", "end_us"];
@@ -31,7 +32,7 @@ const STATE_TEXT = {
 // What a user who may only read (an adjudicator) cannot do; the server refuses it too (403).
 const EDIT_ACTIONS = new Set([
   "set-start", "set-cutoff", "set-outcome", "set-end", "nudge", "nudge-earlier", "nudge-later",
-  "create", "split", "merge", "retract", "restore-last", "save", "preview",
+  "create", "split", "merge", "retract", "restore-last", "save", "preview", "tags",
 ]);
 
 const KEYMAP = new Map();
@@ -439,6 +440,7 @@ class Workspace {
       case "retract": return this.structural("retract", {}, "Retracted: the step left the timeline; restore it from the list below.");
       case "restore-last": return this.restoreLast();
       case "edit": return this.panel.focusLabel();
+      case "tags": return this.panel.focusTags();
       case "save": return this.saver.flushAll();
       case "history": return entry ? this.history.show(entry.id) : undefined;
       case "preview": return this.showPreview();
@@ -466,6 +468,7 @@ class Workspace {
   _key(name, event) {
     if (name === "Ctrl+s") {
       event.preventDefault();
+      if (!this.readOnly) this.panel.tagEditor.commitTyped();
       this.saver.flushAll();
       return;
     }
@@ -484,6 +487,7 @@ class Workspace {
 const root = document.getElementById("workspace");
 const config = JSON.parse(document.getElementById("workspace-config").textContent);
 nameFields(config.fieldNames);
+setTagRules(config.tagRules);
 const workspace = new Workspace(root, config);
 workspace.load().catch((error) => {
   workspace.say(`The workspace could not load: ${error.message}. Reload to try again.`, "error");

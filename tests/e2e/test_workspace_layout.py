@@ -1,6 +1,7 @@
 """The workspace fits the common laptop windows: at 1440 x 900 and 1280 x 800 the player, the whole
-step panel (without scrolling inside it), the Official clip preview and the timeline track are
-inside the window, and the timeline's labels are readable (clamped, full text on hover)."""
+step panel (without scrolling inside it, tags included), the Official clip preview and the
+timeline track are inside the window, and the timeline's labels are readable (clamped, full text
+on hover)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ MUST_BE_VISIBLE = {
     "transport": ".ws-transport",
     "step panel": "[data-role=panel]",
     "label fields": "[name=next_step]",
+    "tag input": "[data-role=tag-input]",
     "step actions": ".step-actions",
     "clip preview": "[data-role=preview]",
     "rendered clip": "[data-role=preview-video]",
@@ -54,6 +56,7 @@ def test_everything_an_annotator_needs_is_inside_the_window_at_both_sizes(
             end_us=times[end],
             local_intent=LONG if i == 0 else "Pour",
             plausible_next_steps=["Close the lid", "Wipe the spout"],
+            tags=["action:pour", "occluded"],
         )
     page = open_workspace(open_as(annotator), video)
     wait_idle(page)
