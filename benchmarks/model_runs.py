@@ -23,9 +23,9 @@ Run from the repository root, on PostgreSQL + Redis (a database is created and d
     CELERY_BROKER_URL=redis://127.0.0.1:6379/8 .venv/bin/python benchmarks/model_runs.py
 or on the embedded default (SQLite, filesystem broker, file limiter in a temporary folder):
     .venv/bin/python benchmarks/model_runs.py --sqlite
-Options: --calls 2000 --concurrency 32 --latency-ms 200 --predictions 300 --threads 48
-(the models worker as ``make run`` starts it: 48 threads, MALLOC_ARENA_MAX=2), --workers N,
---part judge|frames, --py-spy FILE (the worker's GIL holder, collapsed stacks)
+Options: --calls 2000 --concurrency 32 --latency-ms 200 --predictions 300 --workers 2
+--threads 24 (the models workers as ``make run`` starts them: 2 processes of 24 threads,
+MALLOC_ARENA_MAX=2), --part judge|frames, --py-spy FILE (the worker's GIL holder, collapsed stacks)
 """
 
 from __future__ import annotations
@@ -55,9 +55,10 @@ def parse_args():
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency-ms", type=int, default=200)
     parser.add_argument("--predictions", type=int, default=300)
-    parser.add_argument("--threads", type=int, default=int(os.environ.get("MODEL_WORKER_THREADS", 48)),
+    parser.add_argument("--threads", type=int, default=int(os.environ.get("MODEL_WORKER_THREADS", 24)),
                         help="of each models worker (as make run starts it)")  # fmt: skip
-    parser.add_argument("--workers", type=int, default=1, help="models worker processes")
+    parser.add_argument("--workers", type=int, default=int(os.environ.get("MODEL_WORKERS", 2)),
+                        help="models worker processes (as make run starts them)")  # fmt: skip
     parser.add_argument("--rounds", type=int, default=3, help="of the media preparation timing")
     parser.add_argument("--sqlite", action="store_true", help="the embedded default")
     parser.add_argument("--database", default=f"bench_models_{os.getpid()}")

@@ -115,6 +115,7 @@ def test_a_worker_killed_mid_render_comes_back_the_web_keeps_answering_and_the_r
         "STAND_IN_PROVIDER_PORT": str(_free_port()),
         "WORKER_CONCURRENCY": "1",
         "MODEL_WORKER_THREADS": "2",
+        "MODEL_WORKERS": "1",
         "WORKER_HEARTBEAT_SECONDS": "1",
     }
     started_at = now()
