@@ -358,13 +358,17 @@ class _Handler(BaseHTTPRequestHandler):
                 400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}}
             )
         action, entry = self.state.enter(text, body, "Authorization" in self.headers)
-        status = 200
+        status, payload, headers = 500, {"error": {"message": "stand-in failed"}}, None
         try:
-            status = self._complete(body, action or {}, len(raw))
+            status, payload, headers = self._complete(body, action or {}, len(raw))
         finally:
+            # Out of flight before the answer is written: a client that got it may send its
+            # next request at once, and must not find this one still counted.
             self.state.leave(entry, status)
+        self._send(status, payload, headers)
 
-    def _complete(self, body: dict, action: dict, size: int) -> int:
+    def _complete(self, body: dict, action: dict, size: int) -> tuple[int, dict, dict | None]:
+        """The answer to a call: (status, JSON payload, extra headers)."""
         latency = action.get("latency_ms", self.state.latency_ms)
         if action.get("sleep_ms"):
             latency = action["sleep_ms"]
@@ -375,8 +379,7 @@ class _Handler(BaseHTTPRequestHandler):
             quoted = self.headers.get("Authorization", "")
             message = f"Incorrect API key provided: {quoted}"
             error = {"message": message, "type": "invalid_request_error", "code": "invalid_api_key"}
-            self._send(401, {"error": error})
-            return 401
+            return 401, {"error": error}, None
         if action.get("status", 200) != 200:
             status = int(action["status"])
             error = {
@@ -385,8 +388,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "code": action.get("code"),
             }
             headers = {"Retry-After": action["retry_after"]} if "retry_after" in action else None
-            self._send(status, {"error": error}, headers)
-            return status
+            return status, {"error": error}, headers
         if "content" in action:
             content = action["content"]
             if not isinstance(content, str):
@@ -397,8 +399,7 @@ class _Handler(BaseHTTPRequestHandler):
         finish = action.get("finish_reason", "stop")
         if finish == "length":
             content = content[: max(1, len(content) // 2)]
-        self._send(200, _completion(model, content, finish, size))
-        return 200
+        return 200, _completion(model, content, finish, size), None
 
 
 class StandInServer(ThreadingHTTPServer):
