@@ -21,11 +21,20 @@ from studio.processes import die_with_parent
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _celery_worker(python: str, *options: str) -> list[str]:
+    """A Celery worker of the project with ``options`` (queues, pool, concurrency, name)."""
+    return [
+        python, "-m", "celery", "-A", "studio", "worker", *options,
+        "--loglevel", "INFO", "--without-gossip", "--without-mingle",
+    ]  # fmt: skip
+
+
 def main() -> int:
     host = os.environ.get("STUDIO_HOST", "127.0.0.1")
     port = os.environ.get("STUDIO_PORT", "8000")
     concurrency = os.environ.get("WORKER_CONCURRENCY", str(min(os.cpu_count() or 1, 4)))
     python = sys.executable
+    threads = os.environ.get("MODEL_WORKER_THREADS", "24")
     commands = {
         # gunicorn rather than runserver: it stops at once on SIGINT and drains on SIGTERM,
         # where runserver waits for idle keep-alive connections of the video player.
@@ -47,49 +56,17 @@ def main() -> int:
             "--access-logfile",
             "-",
         ],
-        "worker": [
-            python,
-            "-m",
-            "celery",
-            "-A",
-            "studio",
-            "worker",
-            "-Q",
-            "default,media",
-            "-c",
-            concurrency,
-            "--loglevel",
-            "INFO",
-            "--without-gossip",
-            "--without-mingle",
-        ],
+        "worker": _celery_worker(python, "-Q", "default,media", "-c", concurrency),
         # Model and judge calls wait on the network: many threads (together 48: the 40 drivers
         # of an endpoint at concurrency 32) in two processes, so two cores share the work the
-        # GIL would serialise (2,000 judge calls: 95 % of the ideal rate, one process 87-92 %;
+        # GIL would serialise (2,000 judge calls: 95 % of the ideal rate, one process of 48: 91 %;
         # docs/models.md). Two malloc arenas instead of one per thread pair keep the megabyte
         # request bodies of frames calls from fragmenting the heap (MALLOC_ARENA_MAX, set in
         # Child.start).
         **{
-            f"models-{n}": [
-                python,
-                "-m",
-                "celery",
-                "-A",
-                "studio",
-                "worker",
-                "-Q",
-                "models",
-                "-P",
-                "threads",
-                "-c",
-                os.environ.get("MODEL_WORKER_THREADS", "24"),
-                "-n",
-                f"models{n}@%h",
-                "--loglevel",
-                "INFO",
-                "--without-gossip",
-                "--without-mingle",
-            ]
+            f"models-{n}": _celery_worker(
+                python, "-Q", "models", "-P", "threads", "-c", threads, "-n", f"models{n}@%h"
+            )
             for n in range(1, int(os.environ.get("MODEL_WORKERS", "2")) + 1)
         },
     }

@@ -358,7 +358,7 @@ class _Handler(BaseHTTPRequestHandler):
                 400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}}
             )
         action, entry = self.state.enter(text, body, "Authorization" in self.headers)
-        status, payload, headers = 500, {"error": {"message": "stand-in failed"}}, None
+        status = 500  # if no answer could be made
         try:
             status, payload, headers = self._complete(body, action or {}, len(raw))
         finally:
