@@ -62,8 +62,9 @@ class ItemPages:
     - ``state(assignment=, user=) -> dict``: the blind state the page renders.
     - ``part``: the part every draft and submission is for; None takes ``"part"`` from the body
       (kinds with several parts: the audit's phases, judge validation's triplets).
-    - ``submit(assignment=, person=, part=, payload=)``: the submission service (the campaign's
-      by default; QA review stores its proposed edits too).
+
+    Drafts and submissions go through the campaign services, as the API's do (a kind's own
+    records of a submission come from its ``on_submit`` hook, not from a page of its own).
     """
 
     kind: str
@@ -71,7 +72,6 @@ class ItemPages:
     template: str
     state: Callable[..., dict]
     part: str | None = None
-    submit: Callable[..., object] = services.submit
 
     def assignment(self, request, token):
         return assignment_for_or_404(request.user, token, kind=self.kind)
@@ -143,7 +143,7 @@ def item_submit(request, token: str, *, pages: ItemPages):
     assignment = pages.assignment(request, token)
     try:
         data = body_of(request)
-        pages.submit(
+        services.submit(
             assignment=assignment,
             person=request.user,
             part=pages.part_of(data),

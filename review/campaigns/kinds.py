@@ -58,6 +58,9 @@ class CampaignKind:
       they come (any JSON object up to ``DRAFT_MAX_BYTES``) when it is None.
     - ``exclusions(campaign=, items=, people=)``: yields ``(person_id, item_id, reason)`` pairs
       that must never be leased; default ``annotated_or_revised``.
+    - ``on_submit(submission=)``: optional; runs inside the submission's transaction after every
+      submission and supersession of the kind, whichever way it came (the item page, the API):
+      a kind's own records of it (QA review stores the proposed edits).
     - ``page_url(assignment) -> str``: where the person works on an assignment (opaque token).
     - ``roles``: roles a person needs to take part (empty: any signed-in user).
     - ``manifest_kinds``: manifest kinds a campaign of this kind accepts (empty: any).
@@ -70,6 +73,7 @@ class CampaignKind:
     validate: Callable[..., dict] = _accept_any
     validate_draft: Callable[..., dict] | None = None
     exclusions: Callable[..., Iterable[tuple[int, int, str]]] = annotated_or_revised
+    on_submit: Callable[..., None] | None = None
     page_url: Callable[[object], str] = field(default=lambda assignment: "")
     roles: tuple[str, ...] = ()
     manifest_kinds: tuple[str, ...] = ()

@@ -468,6 +468,8 @@ def submit(*, assignment: Assignment, person, part: str, payload: Mapping) -> Su
     assignment.save(
         update_fields=["committed", "draft", "state", "lease_expires_at", "done_at", "updated_at"]
     )
+    if kind.on_submit is not None:
+        kind.on_submit(submission=submission)
     return submission
 
 
@@ -481,7 +483,7 @@ def supersede(*, submission: Submission, person, payload: Mapping, reason: str =
         raise ValidationError({"submission": "Already superseded; change the latest one."})
     kind = campaign_kind(assignment.campaign.kind)
     cleaned = kind.validate(assignment=assignment, part=current.part, payload=payload)
-    return Submission.objects.create(
+    submission = Submission.objects.create(
         assignment=assignment,
         campaign_id=assignment.campaign_id,
         item_id=assignment.item_id,
@@ -492,6 +494,9 @@ def supersede(*, submission: Submission, person, payload: Mapping, reason: str =
         reason=reason,
         created_at=studio_services.now(),
     )
+    if kind.on_submit is not None:
+        kind.on_submit(submission=submission)
+    return submission
 
 
 def current_submission(*, assignment: Assignment, part: str) -> Submission | None:

@@ -285,6 +285,7 @@ def register() -> None:
     from django.urls import reverse
 
     from review.campaigns.kinds import CampaignKind, campaign_kind_register
+    from review.qa.services import qa_edits_store
     from studio.roles import AUDITOR
 
     campaign_kind_register(
@@ -295,6 +296,7 @@ def register() -> None:
             validate=validate,
             validate_draft=validate_draft,
             exclusions=no_exclusions,
+            on_submit=qa_edits_store,
             page_url=lambda assignment: reverse("qa:item", args=[assignment.token]),
             roles=(AUDITOR,),
             manifest_kinds=(KIND,),
