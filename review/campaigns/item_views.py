@@ -4,12 +4,13 @@
 A kind describes its page with an ``ItemPages`` (its name, URL namespace, template, state
 function, how the part is chosen) and mounts ``pages.urlpatterns()`` in its own ``urls.py``; a
 kind's extra views stay in the kind. Every view goes through ``assignment_for_or_404`` with the
-kind: another user's token, or a token of another kind's campaign, is a 404. Errors are JSON:
-invalid input 400 (nothing written), a closed campaign or a lost lease 409."""
+kind: another user's token, or a token of another kind's campaign, is a 404. Bodies are read by
+``payloads.request_body`` and payloads checked by the services (``payloads.check_payload``), as
+the API's are. Errors are JSON: invalid input 400 (nothing written), a closed campaign or a lost
+lease 409."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from review.campaigns import services
+from review.campaigns.payloads import request_body
 from review.campaigns.selectors import assignment_for_or_404
 
 NO_STORE = {"Cache-Control": "private, no-store"}
@@ -39,17 +41,6 @@ def errors_of(exc: ValidationError) -> dict:
     if hasattr(exc, "error_dict"):
         return {k: [str(m) for e in v for m in e.messages] for k, v in exc.error_dict.items()}
     return {"detail": exc.messages}
-
-
-def body_of(request) -> dict:
-    """The request's JSON object, or a ValidationError saying what is wrong with it."""
-    try:
-        data = json.loads(request.body or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ValidationError({"detail": "The body is not JSON."}) from None
-    if not isinstance(data, dict):
-        raise ValidationError({"detail": "Send a JSON object."})
-    return data
 
 
 @dataclass(frozen=True)
@@ -121,7 +112,7 @@ def item_state(request, token: str, *, pages: ItemPages):
 def item_draft(request, token: str, *, pages: ItemPages):
     assignment = pages.assignment(request, token)
     try:
-        data = body_of(request)
+        data = request_body(request)
         result = services.save_draft(
             assignment=assignment,
             person=request.user,
@@ -142,7 +133,7 @@ def item_draft(request, token: str, *, pages: ItemPages):
 def item_submit(request, token: str, *, pages: ItemPages):
     assignment = pages.assignment(request, token)
     try:
-        data = body_of(request)
+        data = request_body(request)
         services.submit(
             assignment=assignment,
             person=request.user,

@@ -10,7 +10,6 @@ time, which is the single-writer equivalent. See docs/review.md for the rules.
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
@@ -32,12 +31,13 @@ from review.campaigns.models import (
     Submission,
 )
 from review.campaigns.order import order_key
+from review.campaigns.payloads import PAYLOAD_MAX_BYTES, check_payload, check_text
 from review.models import Manifest, ManifestSample
 from studio import services as studio_services
 from studio.canonical import MAX_SAFE_INTEGER
 from studio.roles import roles_of
 
-DRAFT_MAX_BYTES = 256 * 1024
+DRAFT_MAX_BYTES = PAYLOAD_MAX_BYTES
 CLAIM_ROUNDS = 5  # a candidate that filled up between the pick and the lock: try the next one
 LEASED = Assignment.State.LEASED
 
@@ -386,6 +386,7 @@ def parts_done(assignment: Assignment) -> list[str]:
 
 
 def _check_part(kind: CampaignKind, part: str) -> None:
+    check_text(part, name="part", limit=40)
     if part not in kind.parts:
         names = ", ".join(repr(p) for p in kind.parts)
         raise ValidationError({"part": f"Unknown part {part!r} (this kind has {names})."})
@@ -407,16 +408,13 @@ def _lock_own(assignment: Assignment, person) -> Assignment:
 
 @transaction.atomic
 def save_draft(*, assignment: Assignment, person, part: str, payload: Mapping) -> dict:
-    """Autosave the person's draft of ``part`` (a JSON object). Saved even when the lease was
-    lost, so nothing typed is lost; renews the lease when it is still held. Returns
-    ``{"saved_at", "lease_held"}``."""
+    """Autosave the person's draft of ``part`` (a JSON object within the bounds of
+    ``payloads.check_payload``). Saved even when the lease was lost, so nothing typed is lost;
+    renews the lease when it is still held. Returns ``{"saved_at", "lease_held"}``."""
     assignment = _lock_own(assignment, person)
     kind = campaign_kind(assignment.campaign.kind)
     _check_part(kind, part)
-    if not isinstance(payload, Mapping):
-        raise ValidationError({"payload": "Must be an object."})
-    if len(json.dumps(payload, ensure_ascii=False).encode("utf-8")) > DRAFT_MAX_BYTES:
-        raise ValidationError({"payload": f"A draft holds at most {DRAFT_MAX_BYTES} bytes."})
+    payload = check_payload(payload)
     if kind.validate_draft is not None:
         payload = kind.validate_draft(assignment=assignment, part=part, payload=payload)
     at = studio_services.now()
@@ -446,6 +444,7 @@ def submit(*, assignment: Assignment, person, part: str, payload: Mapping) -> Su
         if part in parts_done(assignment):
             raise ValidationError({"part": f"Part {part!r} is submitted; supersede it instead."})
         raise ValidationError({"part": f"Submit part {expected!r} first."})
+    payload = check_payload(payload)
     cleaned = kind.validate(assignment=assignment, part=part, payload=payload)
     at = studio_services.now()
     submission = Submission.objects.create(
@@ -482,6 +481,8 @@ def supersede(*, submission: Submission, person, payload: Mapping, reason: str =
     if current is None:
         raise ValidationError({"submission": "Already superseded; change the latest one."})
     kind = campaign_kind(assignment.campaign.kind)
+    payload = check_payload(payload)
+    reason = check_text(reason, name="reason", limit=2000)
     cleaned = kind.validate(assignment=assignment, part=current.part, payload=payload)
     submission = Submission.objects.create(
         assignment=assignment,

@@ -248,6 +248,9 @@ def clean_payload(*, group: QaGroup, payload, complete: bool) -> dict:
                 errors.setdefault(k, []).extend(v)
     else:
         raw = payload.get("edits") or []
+        if not isinstance(raw, list):
+            errors.setdefault("edits", []).append(f"Send a list of at most {MAX_EDITS} edits.")
+            raw = []
         edits = [dict(e) for e in raw if isinstance(e, Mapping)][:MAX_EDITS]
     if errors:
         raise ValidationError(errors)
