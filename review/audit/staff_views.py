@@ -32,6 +32,8 @@ from review.campaigns.staff_views import (
     decision_rows,
     messages_of,
     queue_rows,
+    references_logged,
+    references_refused,
     report_response,
 )
 
@@ -51,6 +53,9 @@ def adjudication_queue_page(request):
 @require_http_methods(["GET", "HEAD", "POST"])
 def adjudication_page(request, campaign_id: int, item_id: int):
     campaign, item = adjudication_item_or_404(request.user, campaign_id, item_id)
+    refused = references_refused(request, item)
+    if refused is not None:
+        return refused
     errors: list[str] = []
     if request.method == "POST":
         done, errors = adjudication_post(
@@ -81,6 +86,7 @@ def adjudication_page(request, campaign_id: int, item_id: int):
         n: (getattr(release_step, f"{n}_us") - origin) / 1e6
         for n in ("start", "cutoff", "outcome", "end")
     }
+    references_logged(request, item)
     return render(
         request,
         "audit/adjudicate.html",

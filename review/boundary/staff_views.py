@@ -32,6 +32,8 @@ from review.campaigns.staff_views import (
     admin_or_404,
     decision_rows,
     queue_rows,
+    references_logged,
+    references_refused,
     report_response,
 )
 
@@ -51,6 +53,9 @@ def adjudication_queue_page(request):
 @require_http_methods(["GET", "HEAD", "POST"])
 def adjudication_page(request, campaign_id: int, item_id: int):
     campaign, item = adjudication_item_or_404(request.user, campaign_id, item_id)
+    refused = references_refused(request, item)
+    if refused is not None:
+        return refused
     errors: list[str] = []
     if request.method == "POST":
         done, errors = adjudication_post(
@@ -72,6 +77,7 @@ def adjudication_page(request, campaign_id: int, item_id: int):
     )  # fmt: skip
     for rule, row in zip(WINDOWS, rows, strict=True):
         row.update(window=rule, clip=clips[rule.name])
+    references_logged(request, item)
     return render(
         request,
         "boundary/adjudicate.html",

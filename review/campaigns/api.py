@@ -15,6 +15,7 @@ from rest_framework.response import Response
 
 from review.campaigns.kinds import campaign_kind
 from review.campaigns.payloads import PayloadParser
+from review.campaigns.progress import progress
 from review.campaigns.selectors import (
     assignment_for_or_404,
     campaign_for_or_404,
@@ -27,7 +28,6 @@ from review.campaigns.services import (
     claimable_later,
     current_submission,
     parts_done,
-    progress,
     release,
     renew,
     save_draft,

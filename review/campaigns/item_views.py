@@ -7,7 +7,7 @@ kind's extra views stay in the kind. Every view goes through ``assignment_for_or
 kind: another user's token, or a token of another kind's campaign, is a 404. Bodies are read by
 ``payloads.request_body`` and payloads checked by the services (``payloads.check_payload``), as
 the API's are. Errors are JSON: invalid input 400 (nothing written), a closed campaign or a lost
-lease 409."""
+lease 409, and an item the exposure rule keeps from its person now 409 (nothing shown)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from django.urls import re_path, reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from review.campaigns import services
+from review.campaigns import exposure, services
 from review.campaigns.payloads import request_body
 from review.campaigns.selectors import assignment_for_or_404
 
@@ -104,6 +104,9 @@ def item_page(request, token: str, *, pages: ItemPages):
 @require_safe
 def item_state(request, token: str, *, pages: ItemPages):
     assignment = pages.assignment(request, token)
+    refused = exposure.refusal(assignment)  # the exposure rule, whenever the item was claimed
+    if refused:
+        return json_response({"detail": refused}, status=409)
     return json_response(pages.state(assignment=assignment, user=request.user))
 
 

@@ -14,12 +14,12 @@ import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
 
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Exists, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 
+from review.campaigns import exposure
 from review.campaigns.kinds import CampaignKind, campaign_kind
 from review.campaigns.models import (
     Assignment,
@@ -51,6 +51,11 @@ class LeaseLost(Exception):
     was given back). Their draft is kept; claim again."""
 
 
+class ExposureRefused(LeaseLost):
+    """The exposure rule keeps this item from the person now (``exposure.refusal``): a step they
+    still answer blind elsewhere, or one whose references they were shown. Answered as 409."""
+
+
 # --- creating ---------------------------------------------------------------------------------
 
 
@@ -72,13 +77,12 @@ def _check_people(kind: CampaignKind, people: Sequence) -> None:
 
 
 def _place_people(campaign: Campaign, kind: CampaignKind, people: Sequence, items) -> None:
-    """Order rows for every allowed (person, item), Exclusion rows for the others."""
-    excluded = {
-        (person_id, item_id): reason
-        for person_id, item_id, reason in kind.exclusions(
-            campaign=campaign, items=items, people=people
-        )
-    }
+    """Order rows for every allowed (person, item), Exclusion rows for the others: the kind's
+    own rule first, then the exposure rule across campaigns (``exposure.exclusions``)."""
+    excluded: dict[tuple[int, int], str] = {}
+    for rule in (kind.exclusions, exposure.exclusions):
+        for person_id, item_id, reason in rule(campaign=campaign, items=items, people=people):
+            excluded.setdefault((person_id, item_id), reason)
     orders, exclusions = [], []
     for person in people:
         for item in items:
@@ -299,6 +303,11 @@ def _claim(campaign: Campaign, person) -> Assignment | None:
         .exclude(state=Assignment.State.DONE)
         .order_by("pk")
     )
+    # The exposure rule: items the person may not be given now (whenever the campaign was made).
+    blocked = exposure.blocked_items(campaign=campaign, person=person)
+    for held in [a for a in owned if a.item_id in blocked and a.state == LEASED]:
+        release(assignment=held, person=person)  # held from before: given back, not shown
+    owned = [a for a in owned if a.item_id not in blocked]
     own = next((a for a in owned if a.state == LEASED), owned[0] if owned else None)
     if own is not None:
         if own.state == LEASED:
@@ -313,7 +322,7 @@ def _claim(campaign: Campaign, person) -> Assignment | None:
             if resumed is not None:
                 return resumed
     for _ in range(CLAIM_ROUNDS):
-        order = _candidates(campaign, person, at).first()
+        order = _candidates(campaign, person, at).exclude(item_id__in=list(blocked)).first()
         if order is None:
             return None
         assignment = _lease_locked_item(campaign, person, order.item_id, at)
@@ -334,9 +343,12 @@ def claimable_later(*, campaign: Campaign, person) -> int:
         .annotate(n=Count("pk"))
         .values("n")
     )
+    items = CampaignItem.objects.filter(campaign=campaign, orders__person=person)
+    if campaign_kind(campaign.kind).answers_blind:
+        # shown since: never theirs to answer blind (a reference item only waits for them)
+        items = items.exclude(pk__in=list(exposure.blocked_items(campaign=campaign, person=person)))
     return (
-        CampaignItem.objects.filter(campaign=campaign, orders__person=person)
-        .annotate(taken=Coalesce(Subquery(committed), Value(0)))
+        items.annotate(taken=Coalesce(Subquery(committed), Value(0)))
         .filter(taken__lt=campaign.per_item)
         .exclude(
             Exists(
@@ -439,6 +451,9 @@ def submit(*, assignment: Assignment, person, part: str, payload: Mapping) -> Su
     _check_part(kind, part)
     if assignment.state != LEASED:
         raise LeaseLost("Your claim on this item ended; your draft is kept. Claim again.")
+    refused = exposure.refusal(assignment)
+    if refused:
+        raise ExposureRefused(refused)
     expected = kind.next_part(parts_done(assignment))
     if part != expected:
         if part in parts_done(assignment):
@@ -532,73 +547,9 @@ def record_exposure(
         campaign_id=assignment.campaign_id,
         item_id=assignment.item_id,
         person_id=assignment.person_id,
+        source=assignment.campaign.kind,
         part=part,
         grants=[str(g) for g in grants],
         fields=[str(f) for f in fields],
         created_at=studio_services.now(),
     )
-
-
-# --- progress ---------------------------------------------------------------------------------
-
-
-def progress(*, campaign: Campaign) -> dict:
-    """Counts per person and overall (JSON-ready; what ``campaign_status --json`` prints)."""
-    at = studio_services.now()
-    items = CampaignItem.objects.filter(campaign=campaign).count()
-    assignments = Assignment.objects.filter(campaign=campaign)
-    done_by = dict(
-        assignments.filter(state=Assignment.State.DONE)
-        .values("person")
-        .annotate(n=Count("pk"))
-        .values_list("person", "n")
-    )
-    live = assignments.filter(state=LEASED, lease_expires_at__gte=at)
-    leased_by = dict(live.values("person").annotate(n=Count("pk")).values_list("person", "n"))
-    eligible_by = dict(
-        ItemOrder.objects.filter(campaign=campaign)
-        .values("person")
-        .annotate(n=Count("pk"))
-        .values_list("person", "n")
-    )
-    excluded_by = dict(
-        Exclusion.objects.filter(campaign=campaign)
-        .values("person")
-        .annotate(n=Count("pk"))
-        .values_list("person", "n")
-    )
-    complete_items = (
-        assignments.filter(state=Assignment.State.DONE)
-        .values("item")
-        .annotate(n=Count("pk"))
-        .filter(n__gte=campaign.per_item)
-        .count()
-    )
-    done = sum(done_by.values())
-    needed = items * campaign.per_item
-    people = []
-    for person in get_user_model().objects.filter(campaigns=campaign).order_by("username"):
-        people.append(
-            {
-                "person": person.username,
-                "person_id": person.pk,
-                "done": done_by.get(person.pk, 0),
-                "leased": leased_by.get(person.pk, 0),
-                "eligible": eligible_by.get(person.pk, 0),
-                "excluded": excluded_by.get(person.pk, 0),
-            }
-        )
-    return {
-        "campaign": campaign.name,
-        "kind": campaign.kind,
-        "state": campaign.state,
-        "manifest": campaign.manifest.name,
-        "items": items,
-        "per_item": campaign.per_item,
-        "needed": needed,
-        "done": done,
-        "leased": sum(leased_by.values()),
-        "complete_items": complete_items,
-        "fraction_done": (done / needed) if needed else 0.0,
-        "people": people,
-    }

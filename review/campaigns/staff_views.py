@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 
+from review.campaigns import exposure
 from review.campaigns.models import Campaign
 from studio.roles import is_admin
 
@@ -65,6 +66,20 @@ def decision_rows(
             }
         )
     return rows
+
+
+def references_refused(request, item) -> HttpResponse | None:
+    """The exposure rule on a page that shows an item's references to staff (adjudication): a
+    styled 403 naming the reason while the person still answers the item's step blind; else
+    None (log the showing with ``references_logged`` when the page is rendered)."""
+    from studio.views import error_page
+
+    refused = exposure.staff_refusal(request.user, item=item)
+    return error_page(request, 403, refused) if refused else None
+
+
+def references_logged(request, item) -> None:
+    exposure.references_shown(request.user, item=item, source=exposure.ADJUDICATION)
 
 
 def adjudication_post(

@@ -110,5 +110,6 @@ def register() -> None:
             page_url=lambda assignment: reverse("judgeval:item", args=[assignment.token]),
             roles=(RATER,),
             manifest_kinds=(KIND,),
+            shows_references=True,
         )
     )
