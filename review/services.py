@@ -30,7 +30,7 @@ _ROW_FIELDS = RECORD_ROW_FIELDS
 BATCH = 2000
 
 
-def _pydantic_message(exc: pydantic.ValidationError) -> dict[str, list[str]]:
+def pydantic_message(exc: pydantic.ValidationError) -> dict[str, list[str]]:
     errors: dict[str, list[str]] = {}
     for error in exc.errors():
         where = ".".join(str(p) for p in error["loc"]) or "params"
@@ -47,13 +47,13 @@ def design_params(*, method: str, params: Mapping) -> dict:
     except Infeasible as exc:
         raise ValidationError({"method": str(exc)}) from None
     except pydantic.ValidationError as exc:
-        raise ValidationError(_pydantic_message(exc)) from None
+        raise ValidationError(pydantic_message(exc)) from None
     dumped = design.model_dump(mode="json")
     dumped.pop("method")
     return dumped
 
 
-def _check_seed(seed) -> None:
+def check_seed(seed) -> None:
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SAFE_INTEGER:
         raise ValidationError({"seed": "Use an integer from 0 to 2**53 - 1."})
 
@@ -69,7 +69,7 @@ def design_create(
     params: Mapping,
     kind: str = "audit",
 ) -> SampleDesign:
-    _check_seed(seed)
+    check_seed(seed)
     if not release.is_frozen:
         raise ValidationError({"release": "Designs draw from frozen releases only."})
     design = SampleDesign(
@@ -94,7 +94,7 @@ def design_update(*, design: SampleDesign, values: Mapping) -> SampleDesign:
         raise ValidationError(dict.fromkeys(sorted(unknown), "Not an editable field."))
     for key, value in values.items():
         setattr(design, key, value)
-    _check_seed(design.seed)
+    check_seed(design.seed)
     if not design.release.is_frozen:
         raise ValidationError({"release": "Designs draw from frozen releases only."})
     design.params = design_params(method=design.method, params=design.params)
@@ -159,7 +159,7 @@ def manifest_freeze(*, design: SampleDesign, author, name: str | None = None) ->
         exclude=[f.name for f in Manifest._meta.fields if f.name != "name"]
     )
     params = design_params(method=design.method, params=design.params)
-    _check_seed(design.seed)
+    check_seed(design.seed)
     release = design.release
     _, _, selection = _draw(design)
     return manifest_freeze_selection(
