@@ -41,6 +41,7 @@ from scoring.models import (
 from scoring.packages import PackageError, package_verified
 from scoring.providers import EndpointConfig
 from studio import services as studio_services
+from studio.enqueue import task_named
 
 CONDITIONS = (*[c.value for c in Condition], *NO_MEDIA_CONDITIONS)
 MAX_DRIVERS = 64
@@ -154,7 +155,7 @@ def driver_count(endpoint: Endpoint) -> int:
 
 def drivers_enqueue(run: Run, *, count: int | None = None) -> None:
     """Queue the drivers that work off a run's pending items, after the transaction commits."""
-    from scoring.tasks import drive_run
+    drive_run = task_named("scoring.models.drive_run")
 
     if count is None:
         pending = run.items.filter(state=ItemState.PENDING).count()
