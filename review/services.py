@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pydantic
@@ -28,6 +28,15 @@ from studio.services import now
 RECORD_FORMAT = "subset-step/1"
 _ROW_FIELDS = RECORD_ROW_FIELDS
 BATCH = 2000
+# The .zip bundle of a manifest that is not drawn from a release, by manifest kind: the package
+# that draws such manifests registers its writer (review/qa: QA-review manifests of groups).
+_BUNDLE_ZIPS: dict[str, Callable] = {}
+
+
+def bundle_zip_register(kind: str, write: Callable) -> None:
+    """Register ``write(manifest=...)`` as the bundle of kind ``kind``'s manifests without a
+    release; registering it again replaces it."""
+    _BUNDLE_ZIPS[kind] = write
 
 
 def pydantic_message(exc: pydantic.ValidationError) -> dict[str, list[str]]:
@@ -274,9 +283,7 @@ def bundle_zip_file(*, release: Release | None = None, manifest: Manifest | None
             manifest=release.manifest, records=release_records(release=release)
         )
     if manifest.release_id is None:  # a QA-review manifest (review/qa)
-        from review.qa.sampling import qa_manifest_zip
-
-        return qa_manifest_zip(manifest=manifest)
+        return _BUNDLE_ZIPS[manifest.kind](manifest=manifest)
     return bundle_zip_tempfile(
         manifest=manifest.manifest, records=manifest_records(manifest=manifest)
     )
