@@ -11,7 +11,7 @@ from annotation.models import MicroStep, ReleaseStep
 from review.audit.criteria import CRITERION_IDS, INVALID
 from review.audit.kind import campaign_error_codes
 from review.audit.report import ReportItem, audit_report
-from review.sampling import DEFAULT_BIN_EDGES_US, bin_labels, bin_of
+from review.manifests.sampling import DEFAULT_BIN_EDGES_US, bin_labels, bin_of
 
 
 def design(manifest) -> tuple[list[int], str]:

@@ -9,7 +9,7 @@ from review.audit.reporting import design
 from review.boundary.kind import KIND, SCHEME
 from review.boundary.report import BoundaryItem, boundary_report, four_way, item_outcomes
 from review.boundary.windows import VALID, WINDOW_NAMES
-from review.sampling import bin_labels
+from review.manifests.sampling import bin_labels
 
 
 def _last_steps(release) -> set[int]:

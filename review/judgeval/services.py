@@ -19,9 +19,9 @@ from annotation.models import Release
 from review.judgeval.kind import KIND
 from review.judgeval.models import JudgeTriplet
 from review.judgeval.selection import Design, PoolTriplet, SelectionParams, select_triplets
-from review.models import Manifest, ManifestSample, Method
-from review.sampling import Infeasible, bin_of
-from review.services import check_seed, manifest_freeze_selection, pydantic_message
+from review.manifests.models import Manifest, ManifestSample, Method
+from review.manifests.sampling import Infeasible, bin_of
+from review.manifests.services import check_seed, manifest_freeze_selection, pydantic_message
 from studio.canonical import canonical_bytes, sha256_hex
 
 PREDICTION_FIELDS = ("local", "procedural", "next")

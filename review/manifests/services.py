@@ -19,8 +19,8 @@ from annotation.releases import (
     release_record,
     release_records,
 )
-from review.models import Manifest, ManifestSample, SampleDesign
-from review.sampling import Candidate, Infeasible, parse_design, preview, select
+from review.manifests.models import Manifest, ManifestSample, SampleDesign
+from review.manifests.sampling import Candidate, Infeasible, parse_design, preview, select
 from studio.canonical import MAX_SAFE_INTEGER, RecordStream, build_manifest, canonical_bytes
 from studio.canonical import sha256_hex as _sha256_hex
 from studio.services import now
