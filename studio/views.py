@@ -11,8 +11,8 @@ from django.views.decorators.http import require_GET
 from django.views.defaults import bad_request as django_bad_request
 
 from studio.api import ERROR_DETAILS, api_error, is_api_request
+from studio.health import health_report
 from studio.home import ROLE_NAMES, home_cards_for
-from studio.services import health_report
 
 logger = logging.getLogger("studio.errors")
 

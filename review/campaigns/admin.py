@@ -27,7 +27,7 @@ from review.campaigns.models import (
 )
 from review.campaigns.progress import progress
 from review.campaigns.services import campaign_close, campaign_create
-from review.models import Manifest
+from review.manifests.models import Manifest
 from studio.canonical import MAX_SAFE_INTEGER
 from studio.roles import is_admin
 

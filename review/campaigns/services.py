@@ -32,7 +32,7 @@ from review.campaigns.models import (
 )
 from review.campaigns.order import order_key
 from review.campaigns.payloads import PAYLOAD_MAX_BYTES, check_payload, check_text
-from review.models import Manifest, ManifestSample
+from review.manifests.models import Manifest, ManifestSample
 from studio import services as studio_services
 from studio.canonical import MAX_SAFE_INTEGER
 from studio.roles import roles_of

@@ -16,10 +16,10 @@ from review.boundary.kind import KIND as BOUNDARY
 from review.boundary.media import available_windows
 from review.campaigns.models import Assignment, Exposure, Submission
 from review.campaigns.services import campaign_create, claim_next
+from review.manifests.services import design_create, manifest_freeze
 from review.qa.kind import CHECKS
 from review.qa.models import QaEdit
 from review.qa.selectors import group_for_sample
-from review.services import design_create, manifest_freeze
 from tests.conftest import _user
 from tests.review.audit_world import answers
 from tests.review.baseline.world import dims

@@ -28,9 +28,9 @@ from review.campaigns.services import (
     save_draft,
     submit,
 )
+from review.manifests.services import design_create, manifest_freeze
 from review.qa.kind import CHECKS, group_steps
 from review.qa.selectors import group_for_sample
-from review.services import design_create, manifest_freeze
 from tests.conftest import _user
 from tests.review.baseline.world import build_world, dims, judgeval_over
 
