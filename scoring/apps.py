@@ -17,6 +17,7 @@ class ScoringConfig(AppConfig):
     def ready(self) -> None:
         from scoring import baseline_demo, demo, home  # noqa: F401  (demo seeders, home cards)
         from scoring.judgeval import demo as _judgeval_demo  # noqa: F401
+        from scoring.publish import verify as _publish_check  # noqa: F401  (a bundle check)
         from scoring.runs.leases import run_item_work
         from studio.leases import work_kind_register
 
