@@ -126,8 +126,16 @@ def reference_judge(max_retries: int = 5, timeout: int = 300):
 
 
 @task
-def intent_studio(condition: str = "", interface: str = "frames", system_role: bool = True):
-    """The published benchmark under one of its conditions (default: the first published)."""
+def intent_studio(
+    condition: str = "",
+    interface: str = "frames",
+    system_role: bool = True,
+    grader_max_retries: int = 5,
+    grader_timeout: int = 300,
+):
+    """The published benchmark under one of its conditions (default: the first published).
+    ``system_role=false`` puts the system prompt at the top of the user turn; the grader's
+    retries and timeout bound each judge call before it counts as a judge failure."""
     published = H.describe()
     condition = condition or published["conditions"][0]
     if condition not in published["conditions"]:
@@ -142,7 +150,7 @@ def intent_studio(condition: str = "", interface: str = "frames", system_role: b
             _samples(condition, interface, system_role), name=f"{published['name']}:{condition}"
         ),
         solver=generate(),
-        scorer=reference_judge(),
+        scorer=reference_judge(max_retries=grader_max_retries, timeout=grader_timeout),
         config=GenerateConfig(
             temperature=prediction["sampling"].get("temperature", 0),
             max_tokens=prediction["sampling"].get("max_tokens"),
