@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,9 @@ from scoring.runs.media import media_files
 from scoring.runs.services import media_profile
 
 _CHUNK = 1 << 20
+READY = RenderedMedia.Status.READY
+WAIT_SECONDS = 900  # for media a worker is rendering at the same time
+POLL_SECONDS = 1.0
 
 
 class PublishError(ValueError):
@@ -104,25 +108,53 @@ def media_plan(
     return plan
 
 
-def media_render_missing(plan: dict[str, StepMedia], progress: Callable[[int, int], None]) -> None:
-    """Render, in this process, every planned medium that is not ready (one decode per step);
-    a medium the pipeline cannot render or verify stops the publication with its reason."""
+def _not_ready_groups(plan: dict[str, StepMedia], ready: set[int]) -> list[list[int]]:
     groups = []
     for entry in plan.values():
-        ids = [m.pk for m in entry.media.values() if m.status != RenderedMedia.Status.READY]
+        ids = list(dict.fromkeys(m.pk for m in entry.media.values() if m.pk not in ready))
         if ids:
-            groups.append(list(dict.fromkeys(ids)))
+            groups.append(ids)
+    return groups
+
+
+def media_render_missing(
+    plan: dict[str, StepMedia],
+    progress: Callable[[int, int], None],
+    *,
+    wait_seconds: float | None = None,
+) -> None:
+    """Render, in this process, every planned medium that is not ready (one decode per step).
+
+    A medium a worker is rendering right now (its lease is alive) is waited for, and taken over
+    if its lease runs out; a medium the pipeline could not render or verify stops the
+    publication with its reason."""
+    ids = [m.pk for entry in plan.values() for m in entry.media.values()]
+    ready = {m.pk for entry in plan.values() for m in entry.media.values() if m.status == READY}
+    groups = _not_ready_groups(plan, ready)
     for done, group in enumerate(groups, 1):
         media_render_group(media_ids=group)
         progress(done, len(groups))
-    ids = [m.pk for entry in plan.values() for m in entry.media.values()]
-    fresh = {m.pk: m for m in RenderedMedia.objects.filter(pk__in=ids)}
-    failed = [m for m in fresh.values() if m.status != RenderedMedia.Status.READY]
-    if failed:
-        raise PublishError(
-            f"{len(failed)} medium/media could not be rendered and verified, for example "
-            f"{failed[0].key[:12]}: {failed[0].error or failed[0].status}"
-        )
+    wait_seconds = WAIT_SECONDS if wait_seconds is None else wait_seconds
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        fresh = {m.pk: m for m in RenderedMedia.objects.filter(pk__in=ids)}
+        failed = [m for m in fresh.values() if m.status == RenderedMedia.Status.FAILED]
+        if failed:
+            raise PublishError(
+                f"{len(failed)} medium/media could not be rendered and verified, for example "
+                f"{failed[0].key[:12]}: {failed[0].error or failed[0].status}"
+            )
+        ready = {pk for pk, m in fresh.items() if m.status == READY}
+        if len(ready) == len(fresh):
+            break
+        if time.monotonic() > deadline:
+            raise PublishError(
+                f"{len(fresh) - len(ready)} medium/media are still being rendered elsewhere "
+                f"after {wait_seconds:.0f} s; publish again once the media workers are through"
+            )
+        time.sleep(POLL_SECONDS)
+        for group in _not_ready_groups(plan, ready):
+            media_render_group(media_ids=group)  # takes over a medium whose lease ran out
     for entry in plan.values():
         entry.media = {column: fresh[m.pk] for column, m in entry.media.items()}
 

@@ -14,6 +14,8 @@ empty instance with both hashes.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
 import shutil
@@ -261,6 +263,16 @@ def test_inspect_ai_runs_it_against_the_stand_in_with_the_stand_in_as_grader(
     judge_log = [e for e in stand_in.stats()["log"] if e["model"] == "stand-in-judge"]
     assert [e["status"] for e in judge_log].count(429) == 1
     assert len([e for e in judge_log if e["status"] == 200]) == 11
+    # inspect sent the package's system message and the shipped PNG files byte for byte.
+    shipped = {d for r in _rows(folder) for d in r["media_official_frames_sha256"]}
+    predictions = [b for b in stand_in.bodies(50) if b["model"] == "stand-in-vision"]
+    assert predictions and all(b["messages"][0]["role"] == "system" for b in predictions)
+    for body in predictions:
+        images = [p["image_url"]["url"] for p in body["messages"][1]["content"][1:]]
+        assert len(images) == 16
+        assert {
+            hashlib.sha256(base64.b64decode(u.split(",", 1)[1])).hexdigest() for u in images
+        } <= shipped
 
 
 def test_import_benchmark_of_the_copy_into_an_empty_instance(published_demo, tmp_path):

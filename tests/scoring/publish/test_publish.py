@@ -245,3 +245,54 @@ def test_import_refuses_a_changed_folder_and_writes_nothing(
     with pytest.raises(ValidationError, match="does not verify"):
         _empty_instance_import(folder)
     assert not Release.objects.exists()
+
+
+def _held(release, *, expired: bool):
+    """The first step's Official clip, claimed by another worker (whose lease has run out)."""
+    from datetime import timedelta
+
+    from media.models import RenderedMedia
+    from scoring.publish.media import media_plan
+    from scoring.runs.services import target_steps
+    from studio.services import now
+
+    plan = media_plan(target_steps(release=release, manifest=None), ["official"], seed=0)
+    medium = next(iter(plan.values())).media["media_official_clip"]
+    RenderedMedia.objects.filter(pk=medium.pk).update(
+        status=RenderedMedia.Status.RENDERING,
+        lease_owner="elsewhere:1:token",
+        lease_expires_at=now() + timedelta(seconds=-5 if expired else 600),
+    )
+    return medium
+
+
+def test_a_medium_whose_worker_died_is_taken_over(published_release, publish):
+    from media.models import RenderedMedia
+
+    medium = _held(published_release, expired=True)
+    folder = publish("media", conditions="official")
+    medium.refresh_from_db()
+    assert medium.status == RenderedMedia.Status.READY
+    assert verify(folder)[1] == ""
+
+
+def test_a_medium_another_worker_still_renders_is_waited_for(
+    published_release, tmp_path, monkeypatch
+):
+    import scoring.publish.media
+
+    monkeypatch.setattr(scoring.publish.media, "WAIT_SECONDS", 1.5)
+    _held(published_release, expired=False)
+    with pytest.raises(CommandError, match="still being rendered elsewhere after 2 s"):
+        call_command(
+            "publish_benchmark", "media", str(tmp_path / "out"), "--conditions", "official"
+        )
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_listed_path_that_leaves_the_folder_is_refused(published_release, publish):
+    folder = publish("media", conditions="official")
+    with open(folder / "SHA256SUMS", "a") as sums_file:
+        sums_file.write(f"{'0' * 64}  ../outside.txt\n")
+    _out, err = verify(folder)
+    assert "'../outside.txt' is not a bundle file" in err
