@@ -177,6 +177,37 @@ def folder_zip(folder: Path, target: Path) -> None:
                 shutil.copyfileobj(source, sink, _CHUNK)
 
 
+def _records(release: Release, manifest: Manifest | None):
+    """The set's records, streamed in sample-id order."""
+    if manifest is not None:
+        return manifest_records(manifest=manifest)
+    return release_records(release=release)
+
+
+def _rows_write(work: Path, *, record_format: str, conditions, records, plan) -> MediaCopier:
+    """Write the rows (record + media cells) as they stream, copying each medium on the way."""
+    copier = MediaCopier(work)
+    media_names = [c for c, _ in media_columns(conditions)]
+    record_columns = [c for c, _ in RECORD_COLUMNS[record_format]]
+    writer = RowsWriter(work, row_columns(record_format, conditions))
+    try:
+        for record in records:
+            unknown = set(record) - set(record_columns)
+            if unknown:
+                raise PublishError(
+                    f"record {record['sample_id']}: unknown field(s) {sorted(unknown)}"
+                )
+            row = {c: record.get(c) for c in record_columns}
+            row["tags"] = list(record.get("tags") or [])
+            row |= media_cells(plan[record["sample_id"]], media_names, copier)
+            writer.add(row)
+        writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+    return copier
+
+
 def _report(stream: Callable[[str], None] | None, text: str) -> None:
     if stream is not None:
         stream(text)
@@ -207,10 +238,7 @@ def benchmark_publish(
     work = out.parent / f".publish-{secrets.token_hex(6)}"
     try:
         header = json.loads(sealed.manifest_text)
-        records = (
-            manifest_records(manifest=manifest) if manifest else release_records(release=release)
-        )
-        bundle_write(path=work, manifest=header, records=records)
+        bundle_write(path=work, manifest=header, records=_records(release, manifest))
         if manifest is not None:
             release_header = json.loads(release.manifest_text)
             bundle_write(
@@ -238,29 +266,10 @@ def benchmark_publish(
             checked=checked,
             unavailable=unavailable,
         )
-        copier = MediaCopier(work)
-        media_names = [c for c, _ in media_columns(conditions)]
-        writer = RowsWriter(work, columns)
-        try:
-            records = (
-                manifest_records(manifest=manifest)
-                if manifest
-                else release_records(release=release)
-            )
-            for record in records:
-                row = {c: record.get(c) for c, _ in RECORD_COLUMNS[header["record_format"]]}
-                row["tags"] = list(record.get("tags") or [])
-                unknown = set(record) - set(row)
-                if unknown:
-                    raise PublishError(
-                        f"record {record['sample_id']}: unknown field(s) {sorted(unknown)}"
-                    )
-                row |= media_cells(plan[record["sample_id"]], media_names, copier)
-                writer.add(row)
-            writer.close()
-        except BaseException:
-            writer.abort()
-            raise
+        copier = _rows_write(
+            work, record_format=header["record_format"], conditions=conditions,
+            records=_records(release, manifest), plan=plan,
+        )  # fmt: skip
         (work / DESCRIPTION).write_text(
             json.dumps(described, ensure_ascii=False, sort_keys=True, indent=2) + "\n",
             encoding="utf-8",
