@@ -199,3 +199,20 @@ def test_the_summary_counts_failures_apart_and_clusters_by_video(folder):
     )
     assert summary["overall_se_clustered"] == pytest.approx(float(fit.bse[0]), rel=1e-12)
     assert math.isnan(H.summary([])["overall"])
+
+
+def test_the_lmms_eval_tasks_name_hooks_their_utils_define(folder):
+    """Every `!function utils.X` of every task YAML exists in the shipped utils.py, and the
+    metrics the YAML lists are the ones process_results returns (lmms-eval itself runs them in
+    test_harnesses.py)."""
+    import re
+
+    spec = importlib.util.spec_from_file_location("published_utils", folder / "lmms_eval/utils.py")
+    utils = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(utils)
+    for path in (folder / "lmms_eval").glob("*.yaml"):
+        text = path.read_text()
+        for hook in re.findall(r"!function utils\.(\w+)", text):
+            assert callable(getattr(utils, hook, None)), (path.name, hook)
+        assert re.findall(r"- metric: (\w+)", text) == list(utils.METRICS)
+        assert "test: ../data/test.parquet" in text and str(folder) not in text
