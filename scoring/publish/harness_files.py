@@ -29,12 +29,22 @@ METRICS = (
     "procedural",
     "next",
     "overall",
+    "local_se_clustered",
+    "procedural_se_clustered",
+    "next_se_clustered",
     "overall_se_clustered",
     "judged",
     "invalid_predictions",
     "judge_failures",
 )
-LOWER_IS_BETTER = {"overall_se_clustered", "invalid_predictions", "judge_failures"}
+LOWER_IS_BETTER = {
+    "local_se_clustered",
+    "procedural_se_clustered",
+    "next_se_clustered",
+    "overall_se_clustered",
+    "invalid_predictions",
+    "judge_failures",
+}
 
 
 def task_stem(name: str) -> str:
