@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from scoring.packages import Package
+from scoring.publish.harness.intent_studio_harness import METRICS
 from scoring.publish.layout import (
     HARNESS_FILE,
     INSPECT_FILE,
@@ -24,19 +25,6 @@ SOURCES = Path(__file__).resolve().parent / "harness"
 # reply the studio keeps whole, and the studio sends no stop sequence. So `until` is a string no
 # reply holds: generation ends at the model's end of turn or at max_new_tokens, as in studio runs.
 NO_STOP = "<|intent-studio: no stop sequence|>"
-METRICS = (
-    "local",
-    "procedural",
-    "next",
-    "overall",
-    "local_se_clustered",
-    "procedural_se_clustered",
-    "next_se_clustered",
-    "overall_se_clustered",
-    "judged",
-    "invalid_predictions",
-    "judge_failures",
-)
 LOWER_IS_BETTER = {
     "local_se_clustered",
     "procedural_se_clustered",

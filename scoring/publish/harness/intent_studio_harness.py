@@ -44,6 +44,20 @@ SCORE_FIELDS = {
     "next": "next_plan_score",
 }
 MATCH_TYPES = ("observed", "plausible", "related", "none")
+# What a harness reports of a run (lmms-eval: one metric each; ``summary`` computes them all).
+METRICS = (
+    "local",
+    "procedural",
+    "next",
+    "overall",
+    "local_se_clustered",
+    "procedural_se_clustered",
+    "next_se_clustered",
+    "overall_se_clustered",
+    "judged",
+    "invalid_predictions",
+    "judge_failures",
+)
 RETRIED = {408, 409, 425, 429}
 FRAME_CONDITIONS = ("ordered", "shuffled", "last_frame", "first_frame")
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")

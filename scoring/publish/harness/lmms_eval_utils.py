@@ -104,19 +104,7 @@ def process_results(doc, results):
     return dict.fromkeys(METRICS, record)
 
 
-METRICS = (
-    "local",
-    "procedural",
-    "next",
-    "overall",
-    "local_se_clustered",
-    "procedural_se_clustered",
-    "next_se_clustered",
-    "overall_se_clustered",
-    "judged",
-    "invalid_predictions",
-    "judge_failures",
-)
+METRICS = H.METRICS
 
 
 def _aggregate(key):
