@@ -44,15 +44,21 @@ def _env(work: Path, name: str) -> dict:
     return env
 
 
-def _manage(env: dict, *args: str) -> tuple[float, str]:
-    started = time.perf_counter()
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # finished children and their ffmpeg
+    return usage.ru_utime + usage.ru_stime
+
+
+def _manage(env: dict, *args: str) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of the process and its children, stdout) of one command."""
+    started, cpu = time.perf_counter(), _cpu()
     done = subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True
     )
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
-    return seconds, done.stdout
+    return seconds, _cpu() - cpu, done.stdout
 
 
 def _peak_children_mb() -> float:
@@ -65,17 +71,18 @@ def _size(folder: Path) -> tuple[int, int, int]:
     return len(files), sum(p.stat().st_size for p in files), sum(p.stat().st_size for p in media)
 
 
-def _baseline(folder: Path, work: Path) -> float:
-    """Copy and hash the published media files: the floor of publishing rendered bytes."""
+def _baseline(folder: Path, work: Path) -> tuple[float, float]:
+    """Copy and hash the published media files: the floor of publishing rendered bytes.
+    (wall seconds, CPU seconds)."""
     target = work / "baseline-copy"
     target.mkdir()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for path in sorted((folder / "media").iterdir()):
         shutil.copyfile(path, target / path.name)
         hashlib.sha256((target / path.name).read_bytes()).hexdigest()
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     shutil.rmtree(target)
-    return seconds
+    return seconds, cpu
 
 
 SETUP_300 = """
@@ -93,7 +100,8 @@ user = get_user_model().objects.create_user(username="bench")
 scene = Scene.objects.create(slug="indoor/kitchen", name="Kitchen", setting="indoor")
 per_video = {per_video}
 for v in range({videos}):
-    path = synth_video(r"{work}/v{{v}}.mp4", seconds={seconds}, fps=30, size=(640, 360), vfr=v == 0).path
+    # a second longer each: generated videos of equal length are the same bytes
+    path = synth_video(r"{work}/v{{v}}.mp4", seconds={seconds} + v, fps=30, size=(640, 360), vfr=v == 0).path
     video = video_import(path=path, scene=scene, title=f"bench-{{v}}.mp4")
     times = video.frame_times_us()
     t = 500_000
@@ -119,30 +127,41 @@ def _part(label: str, release: str, env: dict, work: Path, empty_env: dict) -> N
     out_cold, out_warm = work / f"{release}-cold", work / f"{release}-warm"
     conditions = ("--conditions", "official,ordered")
     before = _peak_children_mb()
-    startup = min(_manage(env, "shell", "-c", "pass")[0] for _ in range(2))
-    cold_wall, text = _manage(env, "publish_benchmark", release, str(out_cold), *conditions)
+    start_wall, start_cpu, _ = min(_manage(env, "shell", "-c", "pass") for _ in range(2))
+    cold_wall, cold_cpu, text = _manage(
+        env, "publish_benchmark", release, str(out_cold), *conditions
+    )
     cold = _inside(text)
-    warm_wall, text = _manage(env, "publish_benchmark", release, str(out_warm), *conditions)
+    warm_wall, warm_cpu, text = _manage(
+        env, "publish_benchmark", release, str(out_warm), *conditions
+    )
     warm = _inside(text)
     peak = max(before, _peak_children_mb())
     files, size, media = _size(out_warm)
     same = (out_cold / "SHA256SUMS").read_bytes() == (out_warm / "SHA256SUMS").read_bytes()
-    verify = _manage(env, "verify_manifest", str(out_warm))[0] - startup
+    verify_wall, verify_cpu, _ = _manage(env, "verify_manifest", str(out_warm))
     _manage(empty_env, "migrate", "--noinput", "-v", "0")
-    imported = _manage(empty_env, "import_benchmark", str(out_warm))[0] - startup
-    baseline = _baseline(out_warm, work)
+    import_wall, import_cpu, _ = _manage(empty_env, "import_benchmark", str(out_warm))
+    base_wall, base_cpu = _baseline(out_warm, work)
     print(f"\n== {label}")
     print(
         f"folder: {files} files, {size / 1e6:.1f} MB ({media / 1e6:.1f} MB media); cold == warm bytes: {same}"
     )
-    print(f"a manage.py process starting (Django set-up, nothing done): {startup:.2f} s")
-    print("times below: the work itself (the command's own figure, or wall time less start-up)")
-    print(f"publish, cold (renders every medium): {cold:8.2f} s  ({cold_wall:.1f} s wall)")
-    print(f"publish, warm (media ready):          {warm:8.2f} s  ({warm_wall:.1f} s wall)")
-    print(f"verify_manifest:                       {verify:8.2f} s")
-    print(f"import_benchmark into an empty db:     {imported:8.2f} s")
-    print(f"baseline: copy + SHA-256 of the media: {baseline:8.2f} s")
-    print(f"ratio warm publish / baseline:         {warm / baseline:8.2f}x")
+    print(f"a manage.py process doing nothing: {start_wall:.2f} s wall, {start_cpu:.2f} s CPU")
+    print("                                       wall (s)  CPU (s), less a process start-up")
+    rows = [
+        ("publish, cold (renders every medium)", cold_wall, cold_cpu),
+        ("publish, warm (media ready)", warm_wall, warm_cpu),
+        ("verify_manifest", verify_wall, verify_cpu),
+        ("import_benchmark into an empty db", import_wall, import_cpu),
+    ]
+    for name, wall, cpu in rows:
+        print(f"{name:38} {wall - start_wall:8.2f} {cpu - start_cpu:8.2f}")
+    print(f"{'baseline: copy + SHA-256 of the media':38} {base_wall:8.2f} {base_cpu:8.2f}")
+    print(f"publish's own clock (no start-up): cold {cold:.2f} s, warm {warm:.2f} s")
+    print(
+        f"ratio warm publish / baseline, CPU: {(warm_cpu - start_cpu) / max(base_cpu, 1e-3):.2f}x"
+    )
     print(f"peak RSS of the command processes so far: {peak:.0f} MB")
 
 
@@ -158,7 +177,7 @@ def main() -> None:
         if not args.skip_demo:
             env = _env(work, "demo")
             _manage(env, "migrate", "--noinput", "-v", "0")
-            seeded, _ = _manage(env, "seed_demo")
+            seeded, _cpu_s, _ = _manage(env, "seed_demo")
             print(f"seed_demo: {seeded:.1f} s (not part of the figures)")
             _part("demo release (12 steps)", "demo_models_v1", env, work, _env(work, "demo-empty"))
         env = _env(work, "big")
