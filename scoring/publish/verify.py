@@ -42,7 +42,6 @@ from scoring.publish.layout import (
     ROWS_PARQUET,
     record_of,
 )
-from scoring.publish.rows import parquet_columns, parquet_rows
 from studio.canonical import canonical_bytes
 
 _MAX_REPORTED = 20
@@ -136,6 +135,8 @@ def _rows_problems(reader: BundleReader, described: dict, report: VerifyReport) 
         if records.readline():
             problems.append(f"{ROWS_JSONL}: {number} rows, {RECORDS} has more records")
     if reader.has(ROWS_PARQUET):
+        from scoring.publish.rows import parquet_columns, parquet_rows  # pyarrow: only here
+
         with reader.open(ROWS_PARQUET) as handle:
             data = (
                 io.BytesIO(handle.read())

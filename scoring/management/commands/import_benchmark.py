@@ -4,7 +4,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.releases import BundleError
-from scoring.publish import benchmark_import
+from scoring.publish.imports import benchmark_import
 
 
 class Command(BaseCommand):

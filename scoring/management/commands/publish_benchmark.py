@@ -5,8 +5,8 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.publish import PublishError, benchmark_publish
-from scoring.publish.services import DEFAULT_PACKAGE
+from scoring.publish.media import PublishError
+from scoring.publish.services import DEFAULT_PACKAGE, benchmark_publish
 
 
 class Command(BaseCommand):

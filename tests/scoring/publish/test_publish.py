@@ -169,7 +169,7 @@ def test_a_step_without_a_window_is_null_and_named(published_release, publish):
 
 def _empty_instance_import(path):
     """Roll this test's database back to empty, then import (the folder stays on disk)."""
-    from scoring.publish import benchmark_import
+    from scoring.publish.imports import benchmark_import
 
     return benchmark_import(path=path)
 
