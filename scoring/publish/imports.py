@@ -27,8 +27,8 @@ from django.db import transaction
 from annotation.models import Release
 from annotation.releases import BundleReader, bundle_reader, bundle_verify, release_import
 from annotation.releases.bundle import RECORDS, SUMS
+from review.manifests.services import manifest_freeze_selection
 from review.models import Manifest
-from review.services import manifest_freeze_selection
 from scoring.models import ImportedBenchmark, ImportedMedium
 from scoring.publish.layout import DESCRIPTION, MEDIA_PREFIX, RELEASE_DIR, ROWS_JSONL
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from annotation.models import Release
 from annotation.releases import bundle_verify, bundle_write, release_records
 from annotation.releases.bundle import SUMS, ZIP_DATE
+from review.manifests.services import manifest_records
 from review.models import Manifest
-from review.services import manifest_records
 from scoring.packages import PackageError, package_resolve, package_verified
 from scoring.publish.card import card_text
 from scoring.publish.harness_files import harness_write, lmms_tasks, package_file, task_stem
