@@ -151,9 +151,12 @@ function adopt(next) {
   const draft = (next.draft || {})[part];
   answers = part === "done" ? {} : JSON.parse(JSON.stringify((draft && draft.criteria) || {}));
   render();
-  // A new phase opens on its first criterion, in view (phase 2's question is never below the
-  // fold when it opens).
-  if (part !== "done") item.focusQuestion(0);
+  // A new phase opens at the top of the page on its first criterion, in view (phase 2's
+  // question is never below the fold when it opens).
+  if (part !== "done") {
+    window.scrollTo({ top: 0 });
+    item.focusQuestion(0);
+  }
 }
 
 function choose(label, { seen = false } = {}) {

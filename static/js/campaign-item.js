@@ -159,8 +159,7 @@ export function campaignItem(root, options) {
   root.addEventListener("focusin", (event) => {
     const node = questionOf(event.target);
     const n = node ? questions().indexOf(node) : -1;
-    if (n >= 0 && n !== item.index) focusQuestion(n, { focus: false });
-    else if (node) reveal(node);
+    if (n >= 0) focusQuestion(n, { focus: false });
   });
 
   // --- progress ------------------------------------------------------------------------------
