@@ -29,8 +29,10 @@ from review.campaigns.models import Campaign, CampaignItem
 from review.campaigns.staff_views import (
     adjudication_post,
     admin_or_404,
+    clips_json,
     decision_rows,
     messages_of,
+    queue_progress,
     queue_rows,
     report_response,
 )
@@ -43,8 +45,34 @@ CRITERION_IDS = tuple(c.id for c in CRITERIA)
 def adjudication_queue_page(request):
     if not may_adjudicate(request.user):
         raise Http404
-    rows = queue_rows(adjudication_campaigns_for(request.user), adjudication_queue)
+    rows = queue_rows(adjudication_campaigns_for(request.user), adjudication_queue, _media)
     return render(request, "audit/queue.html", {"rows": rows})
+
+
+def _media(release_step) -> list:
+    """The clips an audit adjudication shows: the Official clip and the context clip."""
+    return [item_media(release_step, phase=1)[0], item_media(release_step, phase=2)[0]]
+
+
+def _clips(user, release_step) -> tuple[dict, object]:
+    """The page's clips as grants for ``user`` (queued for rendering when new) and the context
+    window."""
+    with transaction.atomic():
+        grants: list[str] = []
+        official, _ = item_media(release_step, phase=1)
+        context, window = item_media(release_step, phase=2)
+        clips = {
+            "official": clip_grant(official, user, grants),
+            "context": clip_grant(context, user, grants),
+        }
+    return clips, window
+
+
+@login_required
+@require_safe
+def adjudication_clips(request, campaign_id: int, item_id: int):
+    _, item = adjudication_item_or_404(request.user, campaign_id, item_id)
+    return clips_json(_clips(request.user, item.sample.release_step)[0])
 
 
 @login_required
@@ -68,14 +96,7 @@ def adjudication_page(request, campaign_id: int, item_id: int):
     for criterion, row in zip(CRITERIA, rows, strict=True):
         row["criterion"] = criterion
     release_step = item.sample.release_step
-    with transaction.atomic():
-        grants: list[str] = []
-        official, _ = item_media(release_step, phase=1)
-        context, window = item_media(release_step, phase=2)
-        clips = {
-            "official": clip_grant(official, request.user, grants),
-            "context": clip_grant(context, request.user, grants),
-        }
+    clips, window = _clips(request.user, release_step)
     origin = window.start_us if window else release_step.start_us
     marks = {
         n: (getattr(release_step, f"{n}_us") - origin) / 1e6
@@ -93,6 +114,7 @@ def adjudication_page(request, campaign_id: int, item_id: int):
             "clips": clips,
             "marks": marks,
             "errors": errors,
+            "progress": queue_progress(adjudication_queue(campaign), item.pk),
         },
     )
 

@@ -105,63 +105,6 @@ export function campaignItem(root, options) {
     box.className = `status ${kind}`;
   }
 
-  // --- questions: the one key scheme ---------------------------------------------------------
-
-  function questions() {
-    return [...root.querySelectorAll("[data-question]")].filter((node) => !node.closest("[hidden]"));
-  }
-
-  // The sticky bar (progress and status) covers the top of the window: a question under it is
-  // not in view.
-  function visible(node) {
-    const bar = $("bar");
-    return inView(node, bar ? Math.max(0, bar.getBoundingClientRect().bottom) : 0);
-  }
-
-  // Scroll a question wholly into view (its top, when it is taller than the window).
-  function reveal(node) {
-    const bar = $("bar");
-    const top = bar ? Math.max(0, bar.getBoundingClientRect().bottom) : 0;
-    const r = node.getBoundingClientRect();
-    const height = window.innerHeight || document.documentElement.clientHeight;
-    if (r.top >= top - 1 && r.bottom <= height + 1) return;
-    node.scrollIntoView({ block: r.height <= height - top ? "nearest" : "start" });
-  }
-
-  // Question i becomes the current one: marked, focused (unless a field is being typed in:
-  // the question is marked and shown, the typing goes on) and scrolled into view.
-  function focusQuestion(i, { focus = true, force = false } = {}) {
-    const nodes = questions();
-    if (!nodes.length) return null;
-    item.index = Math.min(Math.max(i, 0), nodes.length - 1);
-    nodes.forEach((node, n) => node.classList.toggle("focused", n === item.index));
-    const node = nodes[item.index];
-    if (focus && (force || !takesText(document.activeElement))) node.focus({ preventScroll: true });
-    reveal(node);
-    return node;
-  }
-
-  // Whether the current question has been in view: a key that answers a question scrolled out
-  // of sight shows it instead of answering it unseen.
-  function seen() {
-    const node = questions()[item.index];
-    if (!node || visible(node)) return true;
-    reveal(node);
-    status("This question was out of view; it is shown now: press the key again to answer it.");
-    return false;
-  }
-
-  function questionOf(element) {
-    const node = element instanceof Element ? element.closest("[data-question]") : null;
-    return node && root.contains(node) ? node : null;
-  }
-
-  root.addEventListener("focusin", (event) => {
-    const node = questionOf(event.target);
-    const n = node ? questions().indexOf(node) : -1;
-    if (n >= 0) focusQuestion(n, { focus: false });
-  });
-
   // --- progress ------------------------------------------------------------------------------
 
   function showProgress() {
@@ -253,7 +196,7 @@ export function campaignItem(root, options) {
       status(`Not submitted: ${detail || error.message}`, "error");
       const fields = error instanceof ApiError ? Object.keys(error.body || {}) : [];
       const bad = options.question ? fields.map(options.question).filter((n) => n !== null && n >= 0) : [];
-      if (bad.length) focusQuestion(Math.min(...bad), { force: true });
+      if (bad.length) item.focusQuestion(Math.min(...bad), { force: true });
       if (failed) failed(error);
       if (pending) saveDraft({ quiet: true });
       return null;
@@ -281,7 +224,93 @@ export function campaignItem(root, options) {
     }
   }
 
-  // --- keys ----------------------------------------------------------------------------------
+  const item = {
+    state: null, $, urls, status, refresh, changed, saveDraft, submit, goNext,
+  };
+  const keys = reviewKeys(root, {
+    kind: options.kind,
+    status,
+    anywhere: options.anywhere,
+    escape: options.escape,
+    enabled: () => Boolean(item.state) && !done(),
+    onKey: options.onKey,
+  });
+  // The key scheme's handles on the item (item.index is the current question's place).
+  for (const name of ["focusQuestion", "questions", "seen", "reveal", "mark", "toggleHelp"]) item[name] = keys[name];
+  Object.defineProperty(item, "index", { get: () => keys.index, set: (n) => { keys.index = n; } });
+  setInterval(() => { if (!done()) api.post(urls.renewUrl, {}).catch(() => {}); }, RENEW_MS);
+  setInterval(showProgress, 1000);
+  window.addEventListener("beforeunload", () => { if (saveTimer) saveDraft(); });
+  return item;
+}
+
+// The key scheme of every review page (the item pages above, the adjudication pages), on
+// `root`: its questions are the elements marked `data-question` (focusable, tabindex=0), in
+// order; j/k and the arrows move between them (Tab too, natively), the current one is marked,
+// focused and always scrolled into view, a pointer click on a control inside a question gives
+// the focus back to that question, "?" opens the help built from the page's map in
+// review-keys.js, Escape closes it or leaves a text field for its question. The page's own
+// keys go to `onKey(name, event)` while `enabled()`.
+export function reviewKeys(root, { kind, status, onKey, anywhere = [], escape, enabled = () => true }) {
+  const $ = (role) => root.querySelector(`[data-role=${role}]`);
+  const keys = { index: 0 };
+
+  // --- questions: the one key scheme ---------------------------------------------------------
+
+  function questions() {
+    return [...root.querySelectorAll("[data-question]")].filter((node) => !node.closest("[hidden]"));
+  }
+
+  // The sticky bar (progress and status) covers the top of the window: a question under it is
+  // not in view.
+  function visible(node) {
+    const bar = $("bar");
+    return inView(node, bar ? Math.max(0, bar.getBoundingClientRect().bottom) : 0);
+  }
+
+  // Scroll a question wholly into view (its top, when it is taller than the window).
+  function reveal(node) {
+    const bar = $("bar");
+    const top = bar ? Math.max(0, bar.getBoundingClientRect().bottom) : 0;
+    const r = node.getBoundingClientRect();
+    const height = window.innerHeight || document.documentElement.clientHeight;
+    if (r.top >= top - 1 && r.bottom <= height + 1) return;
+    node.scrollIntoView({ block: r.height <= height - top ? "nearest" : "start" });
+  }
+
+  // Question i becomes the current one: marked, focused (unless a field is being typed in:
+  // the question is marked and shown, the typing goes on) and scrolled into view.
+  function focusQuestion(i, { focus = true, force = false } = {}) {
+    const nodes = questions();
+    if (!nodes.length) return null;
+    keys.index = Math.min(Math.max(i, 0), nodes.length - 1);
+    nodes.forEach((node, n) => node.classList.toggle("focused", n === keys.index));
+    const node = nodes[keys.index];
+    if (focus && (force || !takesText(document.activeElement))) node.focus({ preventScroll: true });
+    reveal(node);
+    return node;
+  }
+
+  // Whether the current question has been in view: a key that answers a question scrolled out
+  // of sight shows it instead of answering it unseen.
+  function seen() {
+    const node = questions()[keys.index];
+    if (!node || visible(node)) return true;
+    reveal(node);
+    status("This question was out of view; it is shown now: press the key again to answer it.");
+    return false;
+  }
+
+  function questionOf(element) {
+    const node = element instanceof Element ? element.closest("[data-question]") : null;
+    return node && root.contains(node) ? node : null;
+  }
+
+  root.addEventListener("focusin", (event) => {
+    const node = questionOf(event.target);
+    const n = node ? questions().indexOf(node) : -1;
+    if (n >= 0) focusQuestion(n, { focus: false });
+  });
 
   function toggleHelp(show) {
     const help = $("help");
@@ -290,40 +319,44 @@ export function campaignItem(root, options) {
 
   const MOVES = { j: 1, ArrowDown: 1, k: -1, ArrowUp: -1 };
 
-  function onKey(name, event) {
+  function handle(name, event) {
     if (name === "?") { toggleHelp(); event.preventDefault(); return; }
     if (name === "Escape") {
       if ($("help") && !$("help").hidden) toggleHelp(false);
-      else if (options.escape) options.escape();
+      else if (escape) escape();
       const active = document.activeElement;
       const home = questionOf(active);
       if (home && home !== active) home.focus({ preventScroll: true });
       else if (active && active !== document.body && active.blur && !home) active.blur();
       return;
     }
-    if (!item.state || done()) return;
+    if (!enabled()) return;
     if (name in MOVES && questions().length) {
-      focusQuestion(item.index + MOVES[name]);
+      focusQuestion(keys.index + MOVES[name]);
       event.preventDefault();
       return;
     }
-    if (options.onKey) options.onKey(name, event);
+    if (onKey) onKey(name, event);
   }
 
-  const item = {
-    state: null, index: 0, $, urls, status, refresh, changed, saveDraft, submit, goNext,
-    toggleHelp, focusQuestion, questions, seen, reveal,
-    // After a page re-rendered its questions: mark the current one again.
-    mark: (opts) => focusQuestion(item.index, opts),
-  };
+  // Until the person acts, a clip that gets its size (and moves what is below it) must not take
+  // the current question out of view.
+  let acted = false;
+  for (const type of ["keydown", "pointerdown", "wheel"]) document.addEventListener(type, () => { acted = true; }, { once: true, capture: true });
+  root.addEventListener("loadedmetadata", () => {
+    const node = questions()[keys.index];
+    if (!acted && node && node.classList.contains("focused")) reveal(node);
+  }, true);
 
-  if (options.kind) $("bindings").replaceChildren(...helpSections(bindingsOf(options.kind)));
+  Object.assign(keys, {
+    questions, focusQuestion, seen, reveal, questionOf, toggleHelp,
+    // After a page re-rendered its questions: mark the current one again.
+    mark: (opts) => focusQuestion(keys.index, opts),
+  });
+  if (kind) $("bindings").replaceChildren(...helpSections(bindingsOf(kind)));
   const help = $("help");
   if (help) help.addEventListener("click", (event) => { if (event.target === help) toggleHelp(false); });
-  listenForShortcuts(onKey, { anywhere: ["Escape", ...(options.anywhere || [])] });
+  listenForShortcuts(handle, { anywhere: ["Escape", ...anywhere] });
   releaseFocusAfterClick(root, { home: questionOf });
-  setInterval(() => { if (!done()) api.post(urls.renewUrl, {}).catch(() => {}); }, RENEW_MS);
-  setInterval(showProgress, 1000);
-  window.addEventListener("beforeunload", () => { if (saveTimer) saveDraft(); });
-  return item;
+  return keys;
 }
