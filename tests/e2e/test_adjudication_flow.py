@@ -128,3 +128,55 @@ def test_the_boundary_adjudication_shows_the_disputed_window_at_full_size(
     page.wait_for_url("**/boundary/adjudicate/", timeout=15_000)
     adjudication = Adjudication.objects.get()
     assert (adjudication.criterion, adjudication.label) == ("outcome_visible", "valid")
+
+
+def test_an_adjudicator_moves_a_cutoff_on_the_corrections_page_as_in_the_workspace(
+    open_as, reviewers, tmp_path, admin_user, annotator, adjudicator, source
+):
+    from annotation.models import MicroStep
+    from review.audit.imports import decisions_load
+    from review.audit.models import Correction
+
+    world = build_world(tmp_path=tmp_path, admin=admin_user, annotator=annotator,
+                        reviewers=reviewers, source=source)  # fmt: skip
+    step = world.steps[0]
+    lines = [
+        {"kind": "decision", "reviewer": r.username, "step": str(step.uid), "criterion": cid,
+         "label": "invalid" if cid == "C3" and n < 2 else "valid"}
+        for n, r in enumerate(reviewers) for cid in ("C1", "C2", "C3", "C4", "C5", "C6", "C7")
+    ]  # fmt: skip
+    decisions_load(campaign=world.campaign, lines=lines)
+    times = world.video.frame_times_us()
+    cutoff = int(list(times).index(step.cutoff_us))
+    page = open_as(adjudicator).new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto("/")
+    page.click("text=Open the corrections")
+    page.click("text=Open the corrections")  # the campaign's page
+    page.click("text=Correct this step")
+    page.wait_for_selector("#corrections-player[data-ready=true]", timeout=20_000)
+    # The player opens on the last frame shown; two frames back, the cutoff goes after it.
+    assert page.locator("[data-role=readout]").text_content().startswith(f"#{cutoff - 1} ")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    readout = "document.querySelector('[data-role=readout]').textContent"
+    page.wait_for_function(f"() => {readout}.startsWith('#{cutoff - 3} ')")
+    page.click("text=after the frame on screen")
+    assert page.input_value("[data-role=cutoff]") == f"#{cutoff - 2}"
+    # Dragging the red cutoff on the timeline writes the frame it lands on.
+    handle = page.locator(".tl-cutoff")
+    box = handle.bounding_box()
+    page.mouse.move(box["x"] + 3, box["y"] + 30)
+    page.mouse.down()
+    page.mouse.move(box["x"] - 40, box["y"] + 30, steps=5)
+    page.mouse.up()
+    dragged = page.input_value("[data-role=cutoff]")
+    assert dragged.startswith("#") and int(dragged[1:]) < cutoff - 2, dragged
+    page.fill("input[name=note]", "the cup is down before the cutoff")
+    page.click("text=Apply the correction")
+    page.wait_for_selector("text=Correction applied.")
+    assert not errors, errors
+    step = MicroStep.objects.get(pk=step.pk)
+    assert step.cutoff_us == int(times[int(dragged[1:])])
+    assert Correction.objects.get().author == adjudicator

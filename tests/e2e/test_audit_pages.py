@@ -137,6 +137,11 @@ def test_script_in_labels_and_comments_stays_inert_on_every_audit_page(
     # The report shows no typed text (codes, counts, scene slugs): nothing may run there either.
     check(boss, f"/audit/campaigns/{world.campaign.pk}/report/", "table.report-table", False)
     check(boss, f"/audit/campaigns/{world.campaign.pk}/corrections/", "table.grid")
+    # The editor of a step, with its labels in the page's config (JSON, never run).
+    check(boss, f"/audit/campaigns/{world.campaign.pk}/corrections/?item={item.pk}",
+          "#corrections-player[data-ready=true]")  # fmt: skip
+    check(adj, f"/audit/campaigns/{world.campaign.pk}/corrections/?item={item.pk}",
+          "#corrections-player[data-ready=true]")  # fmt: skip
     assert not open_as.dialogs
 
 
