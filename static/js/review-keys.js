@@ -9,7 +9,7 @@ export const MOVE = ["Move and submit (every review page)", [
   [["j", "ArrowDown"], "next question", "down"],
   [["k", "ArrowUp"], "previous question", "up"],
   [["Tab", "Shift+Tab"], "next / previous question, then the buttons after the last one", "tab"],
-  [["Enter"], "submit; the next item opens (or the campaign's done page)", "submit"],
+  [["Enter"], "submit; the page moves on to the next item (or says the work is done)", "submit"],
   [["Escape"], "leave a text field (back to its question), close the help", "escape"],
   [["?"], "this help", "help"],
 ]];

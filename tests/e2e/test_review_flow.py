@@ -309,3 +309,36 @@ def test_the_audits_phase_2_question_opens_in_view(open_as, auditors, tmp_path, 
     )
     page.keyboard.press("v")
     assert c3.get_attribute("aria-pressed") == "true"
+
+
+def test_the_one_keyboard_map_is_the_one_documented(open_as, auditor):
+    """Every row of static/js/review-keys.js is a row of docs/review.md's *Keys*, under its
+    section's title, and the docs list no key the map does not have."""
+    from pathlib import Path
+
+    from django.conf import settings
+
+    page = open_as(auditor).new_page()
+    page.goto("/login/")
+    keymap = page.evaluate(
+        "async () => { const m = await import('/static/js/review-keys.js');"
+        " return {move: m.MOVE, kinds: m.KEYS}; }"
+    )
+    pretty = page.evaluate(
+        "async () => { const k = await import('/static/js/keys.js');"
+        " return ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown'].map(k.pretty); }"
+    )
+    arrows = dict(zip(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"], pretty, strict=True))
+    doc = (Path(settings.BASE_DIR) / "docs" / "review.md").read_text()
+    keys_doc = doc[doc.index("## Keys") : doc.index("## Progress")]
+    rows = []
+    for title, entries in [keymap["move"], *(s for k in keymap["kinds"].values() for s in k)]:
+        assert f" {title}\n" in keys_doc, title
+        for keys, text, _ in entries:
+            named = " / ".join(
+                f"`{'+'.join(arrows.get(p, p) for p in k.split('+'))}`" for k in keys
+            )
+            rows.append(f"| {named} | {text} |")
+            assert rows[-1] in keys_doc, rows[-1]
+    documented = [line for line in keys_doc.splitlines() if line.startswith("| `")]
+    assert sorted(documented) == sorted(rows)
