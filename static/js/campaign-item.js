@@ -22,12 +22,13 @@ export function el(tag, attrs = {}, text = "") {
   return node;
 }
 
-// The server's `{field: [messages]}` (or `{detail: text}`) as one line, each field named as
-// the page labels it (`label(field)`; the field's own name when the page has no label for it).
-export function problemsOf(body, separator = "; ", label = (field) => field) {
+// The server's `{field: [messages]}` (or `{detail: text}`) as one line of sentences, each field
+// named as the page labels it (`label(field)`; the field's own name when the page has none).
+export function problemsOf(body, label = (field) => field) {
+  const sentence = (text) => (/[.!?]$/.test(text) ? text : `${text}.`);
   return Object.entries(body || {})
-    .map(([k, v]) => `${k === "detail" ? "" : `${label(k) || k}: `}${[].concat(v).join(" ")}`)
-    .join(separator);
+    .map(([k, v]) => sentence(`${k === "detail" ? "" : `${label(k) || k}: `}${[].concat(v).join(" ")}`))
+    .join(" ");
 }
 
 // Seconds as m:ss (h:mm:ss from an hour).
@@ -164,7 +165,7 @@ export function campaignItem(root, options) {
         status(`Draft not saved (${error.message}); it is kept in this page and sent again in ${wait / 1000} s.`, "error");
         if (!saveTimer) saveTimer = setTimeout(saveDraft, wait);
       } else {
-        status(`Draft not saved: ${problemsOf(error.body, "; ", label) || error.message}`, "error");
+        status(`Draft not saved: ${problemsOf(error.body, label) || error.message}`, "error");
       }
     } finally {
       saving = null;
@@ -192,7 +193,7 @@ export function campaignItem(root, options) {
       }
       return next;
     } catch (error) {
-      const detail = error instanceof ApiError ? problemsOf(error.body, "; ", label) : "";
+      const detail = error instanceof ApiError ? problemsOf(error.body, label) : "";
       status(`Not submitted: ${detail || error.message}`, "error");
       const fields = error instanceof ApiError ? Object.keys(error.body || {}) : [];
       const bad = options.question ? fields.map(options.question).filter((n) => n !== null && n >= 0) : [];
@@ -206,22 +207,16 @@ export function campaignItem(root, options) {
   }
 
   // The campaign's page claims the next item and redirects to it (or back to itself, which
-  // says the campaign is done, when nothing is left): follow the redirect, open where it ends.
-  async function goNext() {
+  // says why nothing opened: the campaign is done, or others hold what is left). A real form
+  // post, so the page that opens carries that message.
+  function goNext() {
     if (moving) return;
     moving = true;
-    try {
-      const token = (document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/) || [])[1] || "";
-      const response = await fetch(urls.nextUrl, {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "X-CSRFToken": decodeURIComponent(token) },
-      });
-      window.location.assign(response.url || urls.nextUrl);
-    } catch (error) {
-      moving = false;
-      status(`Could not open the next item: ${error.message}. Use the link below.`, "error");
-    }
+    const token = (document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/) || [])[1] || "";
+    const form = el("form", { method: "post", action: urls.nextUrl, hidden: "" });
+    form.append(el("input", { type: "hidden", name: "csrfmiddlewaretoken", value: decodeURIComponent(token) }));
+    document.body.append(form);
+    form.submit();
   }
 
   const item = {
@@ -332,7 +327,8 @@ export function reviewKeys(root, { kind, status, onKey, anywhere = [], escape, e
     }
     if (!enabled()) return;
     if (name in MOVES && questions().length) {
-      focusQuestion(keys.index + MOVES[name]);
+      // Where the questions are fields themselves (typed scores), moving takes the focus along.
+      focusQuestion(keys.index + MOVES[name], { force: questions().includes(document.activeElement) });
       event.preventDefault();
       return;
     }

@@ -72,8 +72,9 @@ const LABELS = { local: "Local intent", procedural: "Procedural intent", next: "
 
 const item = campaignItem(root, {
   kind: "judge_validation",
-  // A number field cannot take "?": the help opens from the scores too.
-  anywhere: ["?"],
+  // A number field takes neither "?" nor a letter: the help and j / k work from the scores too
+  // (the arrows stay the field's own: they step the number).
+  anywhere: ["?", "j", "k"],
   label: (field) => LABELS[field] || field,
   question: (field) => DIMENSIONS.indexOf(field),
   draft: () => ({ part: state.part, payload: values() }),

@@ -180,8 +180,15 @@ function renderChecks() {
   });
   $("checks").replaceChildren(...rows);
   const decision = $("decision");
-  if (locked()) { delete decision.dataset.question; decision.removeAttribute("tabindex"); }
-  else { decision.dataset.question = ""; decision.tabIndex = 0; }
+  if (locked()) {
+    delete decision.dataset.question;
+    decision.removeAttribute("tabindex");
+    decision.classList.remove("focused");
+  }
+  else {
+    decision.dataset.question = "";
+    decision.tabIndex = 0;
+  }
 }
 
 function renderDecision() {
