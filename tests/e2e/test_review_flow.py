@@ -86,6 +86,12 @@ def _moves_on(page, before: str, item_path: str | None) -> None:
         assert f"/{item_path}/i/" in page.url, page.url
 
 
+def _leave(page) -> None:
+    """Off the item page (it polls while a clip is prepared) before the test's data goes."""
+    page.goto("about:blank")
+    page.wait_for_timeout(300)
+
+
 def _each_question(page, key: str) -> None:
     """``key`` on every question of the page, moving on with j (the answer never moves)."""
     count = page.locator("[data-question]").count()
@@ -118,6 +124,7 @@ def test_audit_three_items_from_the_keyboard(open_as, auditors, tmp_path, admin_
         page.keyboard.press("Enter")
         _moves_on(page, before, "audit")
     assert not page.errors, page.errors
+    _leave(page)
     subs = Submission.objects.filter(person=auditors[0])
     assert subs.filter(part="phase1").count() == subs.filter(part="phase2").count() == 3
     for sub in subs.filter(part="phase2"):
@@ -138,6 +145,7 @@ def test_boundary_three_items_from_the_keyboard(open_as, auditors, tmp_path, adm
         page.keyboard.press("Enter")
         _moves_on(page, before, "boundary")
     assert not page.errors, page.errors
+    _leave(page)
     subs = list(Submission.objects.filter(person=auditors[0]))
     assert len(subs) == 3
     assert all(a["label"] == "uncertain" for s in subs for a in s.payload["windows"].values())
@@ -161,6 +169,7 @@ def test_baseline_three_items_from_the_keyboard(open_as, raters, tmp_path, admin
         _keys(page, "4", "j", "n", "3", "j", "n", "2", "Enter")
         _moves_on(page, before, "baseline")
     assert not page.errors, page.errors
+    _leave(page)
     subs = list(Submission.objects.filter(person=raters[0]).order_by("id"))
     assert [s.payload["dimensions"]["local"]["answers"] for s in subs] == [
         ["Lift the cup 1"], ["Lift the cup 2"], ["Lift the cup 3"]]  # fmt: skip
@@ -185,6 +194,7 @@ def test_judge_validation_three_items_from_the_keyboard(open_as, raters, make_vi
             page.keyboard.press("Enter")
         _moves_on(page, before, "judgeval")
     assert not page.errors, page.errors
+    _leave(page)
     assert Submission.objects.filter(person=raters[0]).count() == 6
 
 
@@ -208,6 +218,7 @@ def test_qa_review_three_groups_from_the_keyboard_then_the_done_page(
         assert page.locator("[data-decision=reject][aria-pressed=true]").count() == 0
         _moves_on(page, before, "qa" if n < 3 else None)
     assert not page.errors, page.errors
+    _leave(page)
     subs = list(Submission.objects.filter(person=auditor))
     assert len(subs) == 3 and {s.payload["decision"] for s in subs} == {"accept"}
 
