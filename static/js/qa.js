@@ -238,7 +238,7 @@ const GROUP_FIELDS = ["structure", "category", "modality"];
 const EVIDENCE_FIELDS = ["interval", "evidence_modality", "description"];
 const PLACEHOLDERS = {
   options: "option one | option two | …",
-  interval: "start–end in seconds on the clip, e.g. 1.20-2.50",
+  interval: "start–end on the clip: 1.2-2.5, 0:01.200-0:02.500 or #36-#75",
   structure: "node, edge, chain or loop",
   modality: "visual, auditory or audio_visual",
   evidence_modality: "visual or auditory",
@@ -269,11 +269,9 @@ function renderEditForm() {
 
 function editValue(code, text) {
   if (code === "options") return text.split("|").map((s) => s.trim()).filter(Boolean);
-  if (code === "interval") {
-    const m = text.match(/^\s*([0-9.]+)\s*[-–]\s*([0-9.]+)\s*$/);
-    if (!m) return null;
-    return [Math.round(Number(m[1]) * 1e6), Math.round(Number(m[2]) * 1e6)];
-  }
+  // An interval goes as typed: the server reads it on the clip's frames (one parser for typed
+  // times, studio.display.parse_timecode) and names what it cannot read.
+  if (code === "interval") return text.trim();
   return text.trim();
 }
 
