@@ -7,7 +7,7 @@
 // (player.js) on the interval's first frame, then plays the interval, with sound for auditory
 // evidence.
 import { campaignItem, el } from "./campaign-item.js";
-import { FrameIndex } from "./frames.js";
+import { FrameIndex, clock } from "./frames.js";
 import { Player } from "./player.js";
 
 const root = document.getElementById("qa");
@@ -94,7 +94,8 @@ function drawPlayhead() {
   const head = $("playhead");
   const t = player.index.timeOf(player.frame);
   if (head) head.style.left = `${Math.min(100, (100 * t) / state.span_us)}%`;
-  $("frame-readout").textContent = `Frame ${player.frame + 1} of ${player.index.count} · ${seconds(t)} s`;
+  // Frames numbered from 0 as in the workspace (and as an interval edit takes them: #36).
+  $("frame-readout").textContent = `#${player.frame} · ${clock(t)} · ${player.index.count} frames on the clip`;
 }
 
 async function jump(number) {
