@@ -30,13 +30,20 @@ def admin_or_404(request) -> None:
         raise Http404
 
 
+# How many waiting items of a campaign the queue page prepares the clips of, in queue order: the
+# ones an adjudicator opens next (asking costs a few queries per clip; a long queue catches up as
+# it is worked through).
+PREPARE_AHEAD = 10
+
+
 def queue_rows(
     campaigns, queue: Callable[[Campaign], list], media: Callable[[object], list] | None = None
 ) -> list[dict]:
     """The waiting items of every open campaign, in each campaign's queue order. With
     ``media(release_step) -> [RenderedMedia | None]`` (the clips its adjudication page shows),
-    each row says whether they are ready: asking for them queues the renders of the clips not
-    made yet, so an item's clips are prepared while it waits in the queue, not once it is open."""
+    the first ``PREPARE_AHEAD`` rows say whether they are ready: asking for them queues the
+    renders of the clips not made yet, so an item's clips are prepared while it waits in the
+    queue, not once it is open (``clips`` is None on the rows after them)."""
     from review.campaigns.models import CampaignItem
 
     rows = []
@@ -48,7 +55,11 @@ def queue_rows(
             row = {"campaign": campaign, "item_id": item_id, "position": position,
                    "waiting": waiting}  # fmt: skip
             if media is not None:
-                row["clips"] = clips_status(media(by_id[item_id].sample.release_step))
+                row["clips"] = (
+                    clips_status(media(by_id[item_id].sample.release_step))
+                    if position <= PREPARE_AHEAD
+                    else None
+                )
             rows.append(row)
     return rows
 
