@@ -142,6 +142,7 @@ def test_script_in_labels_and_comments_stays_inert_on_every_audit_page(
           "#corrections-player[data-ready=true]")  # fmt: skip
     check(adj, f"/audit/campaigns/{world.campaign.pk}/corrections/?item={item.pk}",
           "#corrections-player[data-ready=true]")  # fmt: skip
+    check(adj, "/audit/corrections/", "table.grid", False)
     assert not open_as.dialogs
 
 
