@@ -26,7 +26,8 @@ function renderClip(box, clip, marks, duration) {
   const shown = box.querySelector("video");
   if (clip.status === "ready") {
     if (!shown || shown.dataset.kind !== part) {
-      const video = el("video", { controls: "", loop: "", muted: "", playsinline: "", preload: "auto" });
+      // Space plays it; Tab goes from question to question, not through the player's controls.
+      const video = el("video", { controls: "", loop: "", muted: "", playsinline: "", preload: "auto", tabindex: "-1" });
       video.dataset.kind = part;
       video.src = clip.url;
       box.replaceChildren(video);
