@@ -179,6 +179,8 @@ def test_adjudication_waits_until_the_adjudicator_is_through_the_baseline(
     refused = client.get(url)
     assert refused.status_code == 403
     assert "still answer this step blind (baseline-adele)" in refused.content.decode()
+    clips = client.get(reverse("audit:adjudicate-clips", args=[audit.pk, item.pk]))
+    assert clips.status_code == 403 and "blind" in clips.json()["detail"]
     assert not Exposure.objects.filter(person=adele).exists()
 
     answer_every_item(baseline, adele)
