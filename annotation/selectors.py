@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from annotation.models import MicroStep, StepRevision, VideoAssignment
+from annotation.visibility import withheld_video_ids
 from media.models import SourceVideo
 from studio.roles import ADJUDICATOR, ANNOTATOR, is_admin, roles_of
 
@@ -17,8 +18,12 @@ READ_ONLY = "Your role reads this video's annotation; it cannot change it."
 
 
 def videos_for(user) -> QuerySet[SourceVideo]:
-    """Videos whose annotation the user may see: admins and adjudicators all, annotators theirs."""
+    """Videos whose annotation the user may see: admins and adjudicators all, annotators theirs;
+    never a video a higher layer withholds from the user for now (``annotation.visibility``)."""
     videos = SourceVideo.objects.select_related("scene")
+    withheld = withheld_video_ids(user)
+    if withheld:
+        videos = videos.exclude(pk__in=withheld)
     roles = roles_of(user)
     if is_admin(user) or ADJUDICATOR in roles:
         return videos.all()
@@ -29,12 +34,17 @@ def videos_for(user) -> QuerySet[SourceVideo]:
 
 
 def editable_videos_for(user) -> QuerySet[SourceVideo]:
-    """Videos whose steps the user may change: admins all, annotators those assigned to them."""
+    """Videos whose steps the user may change: admins all, annotators those assigned to them
+    (never a withheld one)."""
+    videos = SourceVideo.objects.select_related("scene")
+    withheld = withheld_video_ids(user)
+    if withheld:
+        videos = videos.exclude(pk__in=withheld)
     if is_admin(user):
-        return SourceVideo.objects.select_related("scene").all()
+        return videos.all()
     if ANNOTATOR in roles_of(user):
         assigned = VideoAssignment.objects.filter(annotator=user).values("video_id")
-        return SourceVideo.objects.select_related("scene").filter(id__in=assigned)
+        return videos.filter(id__in=assigned)
     return SourceVideo.objects.none()
 
 

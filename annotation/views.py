@@ -18,6 +18,7 @@ from annotation.selectors import (
 )
 from annotation.services import REQUIRED_LABELS, label_missing, revision_diff
 from annotation.tags import MAX_TAGS, TAG_RE
+from annotation.visibility import labels_shown
 from studio.display import clock
 from studio.roles import ADJUDICATOR, is_admin, roles_of
 
@@ -130,6 +131,7 @@ def _shown(field: str, value) -> str:
 def step_history(request: HttpRequest, step_id: int) -> HttpResponse:
     """A step's revisions as a plain page (the workspace shows the same in a panel)."""
     step = step_for_or_404(request.user, step_id)
+    labels_shown(request.user, [step])
     revisions = [
         {
             "revision": r,

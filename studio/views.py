@@ -1,16 +1,20 @@
+import logging
+import secrets
+
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseServerError, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.templatetags.static import static
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from django.views.defaults import bad_request as django_bad_request
-from django.views.defaults import server_error as django_server_error
 
-from studio.api import api_error, is_api_request
+from studio.api import ERROR_DETAILS, api_error, is_api_request
 from studio.health import health_report
 from studio.home import ROLE_NAMES, home_cards_for
+
+logger = logging.getLogger("studio.errors")
 
 
 @require_GET
@@ -79,12 +83,31 @@ def bad_request(request: HttpRequest, exception=None) -> HttpResponse:
     return django_bad_request(request, exception)
 
 
-def server_error(request: HttpRequest) -> HttpResponse:
-    """500: JSON on API paths; elsewhere Django's own view (templates/500.html, rendered without
-    a request context, so a broken context processor cannot break the error page too)."""
+def server_error_response(request: HttpRequest, exception=None, *, logged=False) -> HttpResponse:
+    """The 500 answer. The error is logged with a new error id (the traceback goes to the log,
+    never to the page; ``logged``: Django logged it already, the id is logged alone) and the
+    answer names the id so an admin can find it: JSON on API paths, elsewhere templates/500.html,
+    rendered without a request context so a broken context processor cannot break it too."""
+    error_id = secrets.token_hex(6)
+    if exception is not None:
+        exc_info = (type(exception), exception, exception.__traceback__)
+    else:
+        exc_info = not logged  # inside Django's handler500 the exception is the current one
+    logger.error(
+        "Server error %s on %s %s", error_id, request.method, request.path, exc_info=exc_info
+    )
     if is_api_request(request):
-        return api_error(500)
-    return django_server_error(request)
+        response = api_error(500, f"{ERROR_DETAILS[500][:-1]} (error id {error_id}).")
+    else:
+        response = HttpResponseServerError(render_to_string("500.html", {"error_id": error_id}))
+    response.studio_error_page = True
+    return response
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """Django's handler500 (an error outside the views, or the production path when no
+    middleware answered first): the same answer as ``server_error_response``."""
+    return server_error_response(request)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:

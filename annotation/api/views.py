@@ -32,6 +32,7 @@ from annotation.api.payloads import revision_payload, step_payload, steps_payloa
 from annotation.models import MicroStep
 from annotation.rendering import step_official_preview
 from annotation.selectors import step_for_or_404, video_for_or_404
+from annotation.visibility import labels_shown
 from media.serving import file_response
 from media.timebase import MAX_STEP_US
 from studio.api import StudioApiView
@@ -124,10 +125,12 @@ class WorkspaceApi(WorkspaceApiView):
     )
     def get(self, request: Request, video_id: int) -> Response:
         video = video_for_or_404(request.user, video_id)
+        steps = MicroStep.objects.filter(video_id=video.pk)
+        labels_shown(request.user, steps.only("uid"))
         return Response(
             {
                 "video": video_payload(video),
-                "steps": steps_payload(MicroStep.objects.filter(video_id=video.pk)),
+                "steps": steps_payload(steps),
                 "max_step_us": MAX_STEP_US,
             }
         )
@@ -283,7 +286,9 @@ class StepApi(WorkspaceApiView):
         responses={200: s.StepOutput, 404: NOT_FOUND},
     )
     def get(self, request: Request, step_id: int) -> Response:
-        return Response(step_payload(step_for_or_404(request.user, step_id)))
+        step = step_for_or_404(request.user, step_id)
+        labels_shown(request.user, [step])
+        return Response(step_payload(step))
 
     @extend_schema(
         tags=TAG,
@@ -379,6 +384,7 @@ class StepHistoryApi(WorkspaceApiView):
     )
     def get(self, request: Request, step_id: int) -> Response:
         step = step_for_or_404(request.user, step_id)
+        labels_shown(request.user, [step])
         revisions = step.revisions.select_related("author").order_by("-version")
         return Response(
             {

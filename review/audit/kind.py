@@ -140,5 +140,6 @@ def register() -> None:
             page_url=lambda assignment: reverse("audit:item", args=[assignment.token]),
             roles=(AUDITOR,),
             manifest_kinds=(KIND,),
+            shows_references=True,
         )
     )

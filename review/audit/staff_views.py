@@ -32,6 +32,8 @@ from review.campaigns.staff_views import (
     decision_rows,
     queue_progress,
     queue_rows,
+    references_logged,
+    references_refused,
     report_response,
 )
 
@@ -70,6 +72,9 @@ def _clips(user, release_step) -> tuple[dict, object]:
 @require_safe
 def adjudication_clips(request, campaign_id: int, item_id: int):
     _, item = adjudication_item_or_404(request.user, campaign_id, item_id)
+    refused = references_refused(request, item, as_json=True)
+    if refused is not None:
+        return refused
     return clips_json(_clips(request.user, item.sample.release_step)[0])
 
 
@@ -77,6 +82,9 @@ def adjudication_clips(request, campaign_id: int, item_id: int):
 @require_http_methods(["GET", "HEAD", "POST"])
 def adjudication_page(request, campaign_id: int, item_id: int):
     campaign, item = adjudication_item_or_404(request.user, campaign_id, item_id)
+    refused = references_refused(request, item)
+    if refused is not None:
+        return refused
     errors: list[str] = []
     if request.method == "POST":
         done, errors = adjudication_post(
@@ -100,6 +108,7 @@ def adjudication_page(request, campaign_id: int, item_id: int):
         n: (getattr(release_step, f"{n}_us") - origin) / 1e6
         for n in ("start", "cutoff", "outcome", "end")
     }
+    references_logged(request, item)
     return render(
         request,
         "audit/adjudicate.html",

@@ -50,5 +50,6 @@ def register() -> None:
             page_url=lambda assignment: reverse("baseline:item", args=[assignment.token]),
             roles=(RATER,),
             manifest_kinds=(KIND,),
+            answers_blind=True,
         )
     )

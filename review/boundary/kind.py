@@ -100,5 +100,6 @@ def register() -> None:
             page_url=lambda assignment: reverse("boundary:item", args=[assignment.token]),
             roles=(AUDITOR,),
             manifest_kinds=MANIFEST_KINDS,
+            shows_references=True,
         )
     )

@@ -34,6 +34,8 @@ from review.campaigns.staff_views import (
     decision_rows,
     queue_progress,
     queue_rows,
+    references_logged,
+    references_refused,
     report_response,
 )
 
@@ -67,6 +69,9 @@ def _clips(user, release_step) -> dict:
 @require_safe
 def adjudication_clips(request, campaign_id: int, item_id: int):
     _, item = adjudication_item_or_404(request.user, campaign_id, item_id)
+    refused = references_refused(request, item, as_json=True)
+    if refused is not None:
+        return refused
     return clips_json(_clips(request.user, item.sample.release_step))
 
 
@@ -74,6 +79,9 @@ def adjudication_clips(request, campaign_id: int, item_id: int):
 @require_http_methods(["GET", "HEAD", "POST"])
 def adjudication_page(request, campaign_id: int, item_id: int):
     campaign, item = adjudication_item_or_404(request.user, campaign_id, item_id)
+    refused = references_refused(request, item)
+    if refused is not None:
+        return refused
     errors: list[str] = []
     if request.method == "POST":
         done, errors = adjudication_post(
@@ -96,6 +104,7 @@ def adjudication_page(request, campaign_id: int, item_id: int):
         row.update(window=rule, clip=clips[rule.name], exists=not isinstance(window, str))
         if row["exists"]:
             row["seconds"] = (window.stop_us - window.start_us) / 1e6
+    references_logged(request, item)
     return render(
         request,
         "boundary/adjudicate.html",

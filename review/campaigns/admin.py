@@ -25,7 +25,8 @@ from review.campaigns.models import (
     ItemOrder,
     Submission,
 )
-from review.campaigns.services import campaign_close, campaign_create, progress
+from review.campaigns.progress import progress
+from review.campaigns.services import campaign_close, campaign_create
 from review.manifests.models import Manifest
 from studio.canonical import MAX_SAFE_INTEGER
 from studio.roles import is_admin

@@ -14,6 +14,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from review.campaigns.kinds import campaign_kind
+from review.campaigns.payloads import PayloadParser
+from review.campaigns.progress import progress
 from review.campaigns.selectors import (
     assignment_for_or_404,
     campaign_for_or_404,
@@ -26,7 +28,6 @@ from review.campaigns.services import (
     claimable_later,
     current_submission,
     parts_done,
-    progress,
     release,
     renew,
     save_draft,
@@ -45,8 +46,10 @@ class IsAdminRole(BasePermission):
 
 
 def _bad_request(exc: DjangoValidationError) -> Response:
-    detail = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
-    return Response(detail, status=status.HTTP_400_BAD_REQUEST)
+    """The API's one error shape: ``{"detail": the first reason, "errors": {field: reasons}}``."""
+    errors = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
+    first = next((m for messages in errors.values() for m in messages), "Invalid request.")
+    return Response({"detail": first, "errors": errors}, status=status.HTTP_400_BAD_REQUEST)
 
 
 def _conflict(exc: Exception) -> Response:
@@ -125,6 +128,8 @@ class ReleaseApi(StudioApiView):
 
 
 class DraftApi(StudioApiView):
+    parser_classes = [PayloadParser]
+
     @extend_schema(request=PartInput, responses={200: dict}, summary="Autosave my draft")
     def put(self, request: Request, token: str) -> Response:
         assignment = assignment_for_or_404(request.user, token)
@@ -142,6 +147,8 @@ class DraftApi(StudioApiView):
 
 
 class SubmitApi(StudioApiView):
+    parser_classes = [PayloadParser]
+
     @extend_schema(request=PartInput, responses={201: dict}, summary="Submit a part")
     def post(self, request: Request, token: str) -> Response:
         assignment = assignment_for_or_404(request.user, token)
@@ -160,6 +167,8 @@ class SubmitApi(StudioApiView):
 
 
 class SupersedeApi(StudioApiView):
+    parser_classes = [PayloadParser]
+
     @extend_schema(request=SupersedeInput, responses={201: dict}, summary="Change a submitted part")
     def post(self, request: Request, token: str) -> Response:
         assignment = assignment_for_or_404(request.user, token)

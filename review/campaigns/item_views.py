@@ -4,12 +4,13 @@
 A kind describes its page with an ``ItemPages`` (its name, URL namespace, template, state
 function, how the part is chosen) and mounts ``pages.urlpatterns()`` in its own ``urls.py``; a
 kind's extra views stay in the kind. Every view goes through ``assignment_for_or_404`` with the
-kind: another user's token, or a token of another kind's campaign, is a 404. Errors are JSON:
-invalid input 400 (nothing written), a closed campaign or a lost lease 409."""
+kind: another user's token, or a token of another kind's campaign, is a 404. Bodies are read by
+``payloads.request_body`` and payloads checked by the services (``payloads.check_payload``), as
+the API's are. Errors are JSON: invalid input 400 (nothing written), a closed campaign or a lost
+lease 409, and an item the exposure rule keeps from its person now 409 (nothing shown)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,7 +22,8 @@ from django.urls import re_path, reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from review.campaigns import services
+from review.campaigns import exposure, services
+from review.campaigns.payloads import request_body
 from review.campaigns.selectors import assignment_for_or_404, item_progress
 
 NO_STORE = {"Cache-Control": "private, no-store"}
@@ -41,17 +43,6 @@ def errors_of(exc: ValidationError) -> dict:
     return {"detail": exc.messages}
 
 
-def body_of(request) -> dict:
-    """The request's JSON object, or a ValidationError saying what is wrong with it."""
-    try:
-        data = json.loads(request.body or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ValidationError({"detail": "The body is not JSON."}) from None
-    if not isinstance(data, dict):
-        raise ValidationError({"detail": "Send a JSON object."})
-    return data
-
-
 @dataclass(frozen=True)
 class ItemPages:
     """What differs between the kinds' item pages.
@@ -63,8 +54,9 @@ class ItemPages:
       ``progress``, the same for every kind).
     - ``part``: the part every draft and submission is for; None takes ``"part"`` from the body
       (kinds with several parts: the audit's phases, judge validation's triplets).
-    - ``submit(assignment=, person=, part=, payload=)``: the submission service (the campaign's
-      by default; QA review stores its proposed edits too).
+
+    Drafts and submissions go through the campaign services, as the API's do (a kind's own
+    records of a submission come from its ``on_submit`` hook, not from a page of its own).
     """
 
     kind: str
@@ -72,7 +64,6 @@ class ItemPages:
     template: str
     state: Callable[..., dict]
     part: str | None = None
-    submit: Callable[..., object] = services.submit
 
     def assignment(self, request, token):
         return assignment_for_or_404(request.user, token, kind=self.kind)
@@ -122,6 +113,9 @@ def item_page(request, token: str, *, pages: ItemPages):
 @require_safe
 def item_state(request, token: str, *, pages: ItemPages):
     assignment = pages.assignment(request, token)
+    refused = exposure.refusal(assignment)  # the exposure rule, whenever the item was claimed
+    if refused:
+        return json_response({"detail": refused}, status=409)
     return json_response(pages.page_state(assignment, request.user))
 
 
@@ -130,7 +124,7 @@ def item_state(request, token: str, *, pages: ItemPages):
 def item_draft(request, token: str, *, pages: ItemPages):
     assignment = pages.assignment(request, token)
     try:
-        data = body_of(request)
+        data = request_body(request)
         result = services.save_draft(
             assignment=assignment,
             person=request.user,
@@ -151,8 +145,8 @@ def item_draft(request, token: str, *, pages: ItemPages):
 def item_submit(request, token: str, *, pages: ItemPages):
     assignment = pages.assignment(request, token)
     try:
-        data = body_of(request)
-        pages.submit(
+        data = request_body(request)
+        services.submit(
             assignment=assignment,
             person=request.user,
             part=pages.part_of(data),

@@ -38,6 +38,12 @@ def annotated_or_revised(*, campaign, items, people) -> Iterable[tuple[int, int,
                 yield person_id, item.pk, "annotated or revised this step"
 
 
+def sample_steps(items) -> dict[int, set]:
+    """The default ``item_steps``: an item of a step manifest is about its one step, named by the
+    step's uid (the sample id, stable across releases)."""
+    return {item.pk: {item.sample.sample_id} for item in items}
+
+
 def _accept_any(*, assignment, part: str, payload: Mapping) -> dict:
     if not isinstance(payload, Mapping):
         raise ValidationError({"payload": "Must be an object."})
@@ -58,9 +64,18 @@ class CampaignKind:
       they come (any JSON object up to ``DRAFT_MAX_BYTES``) when it is None.
     - ``exclusions(campaign=, items=, people=)``: yields ``(person_id, item_id, reason)`` pairs
       that must never be leased; default ``annotated_or_revised``.
+    - ``on_submit(submission=)``: optional; runs inside the submission's transaction after every
+      submission and supersession of the kind, whichever way it came (the item page, the API):
+      a kind's own records of it (QA review stores the proposed edits).
     - ``page_url(assignment) -> str``: where the person works on an assignment (opaque token).
     - ``roles``: roles a person needs to take part (empty: any signed-in user).
     - ``manifest_kinds``: manifest kinds a campaign of this kind accepts (empty: any).
+    - ``answers_blind``: its people answer each step's questions without its references (the
+      human baseline); ``shows_references``: its pages show a step's reference answers (the
+      audit, judge validation, the boundary audit, QA review). The exposure rule
+      (``review.campaigns.exposure``) keeps the two apart per person and step.
+    - ``item_steps(items) -> {item_id: {step uid}}``: the steps an item is about (default: the
+      sample's step; a QA group: the steps its span overlaps).
     """
 
     name: str
@@ -70,9 +85,13 @@ class CampaignKind:
     validate: Callable[..., dict] = _accept_any
     validate_draft: Callable[..., dict] | None = None
     exclusions: Callable[..., Iterable[tuple[int, int, str]]] = annotated_or_revised
+    on_submit: Callable[..., None] | None = None
     page_url: Callable[[object], str] = field(default=lambda assignment: "")
     roles: tuple[str, ...] = ()
     manifest_kinds: tuple[str, ...] = ()
+    answers_blind: bool = False
+    shows_references: bool = False
+    item_steps: Callable[..., dict[int, set]] = sample_steps
 
     def next_part(self, done_parts: Iterable[str]) -> str | None:
         """The first part not yet submitted, or None when all are."""

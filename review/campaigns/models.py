@@ -248,13 +248,34 @@ class Submission(models.Model):
 
 
 class Exposure(models.Model):
-    """What the server showed a person for an item: the part (phase), the media grants and the
-    fields. Appended by the kind's pages through ``record_exposure``; proves blinding later."""
+    """What the server showed a person: the part (phase), the media grants and the fields.
 
-    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="exposures")
-    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="exposures")
-    item = models.ForeignKey(CampaignItem, on_delete=models.PROTECT, related_name="exposures")
+    Appended by the kinds' item pages through ``record_exposure`` (assignment, campaign and item
+    set; ``source`` the campaign's kind), and by the pages outside campaign items that show a
+    step's reference answers (``source`` ``adjudication``: campaign and item set, no assignment;
+    ``workspace``: only ``step_uid``). Proves blinding later, and is what the exposure rule
+    (``review.campaigns.exposure``) reads to say whose references a person has seen."""
+
+    assignment = models.ForeignKey(
+        Assignment, null=True, blank=True, on_delete=models.PROTECT, related_name="exposures"
+    )
+    campaign = models.ForeignKey(
+        Campaign, null=True, blank=True, on_delete=models.PROTECT, related_name="exposures"
+    )
+    item = models.ForeignKey(
+        CampaignItem, null=True, blank=True, on_delete=models.PROTECT, related_name="exposures"
+    )
     person = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    source = models.CharField(
+        max_length=40,
+        blank=True,
+        help_text="Where it was shown: the campaign's kind, adjudication or workspace",
+    )
+    step_uid = models.UUIDField(
+        null=True,
+        blank=True,
+        help_text="The step whose reference answers a page outside campaign items showed",
+    )
     part = models.CharField(max_length=40, blank=True)
     grants = models.JSONField(default=list, blank=True, help_text="Media grant ids or labels")
     fields = models.JSONField(default=list, blank=True, help_text="Field names shown")
@@ -262,6 +283,24 @@ class Exposure(models.Model):
 
     class Meta:
         ordering = ["campaign_id", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(assignment__isnull=True)
+                | (Q(campaign__isnull=False) & Q(item__isnull=False)),
+                name="exposure_assignment_has_item",
+            ),
+            models.CheckConstraint(
+                condition=Q(item__isnull=False) | Q(step_uid__isnull=False),
+                name="exposure_names_what",
+            ),
+            # a step shown outside campaign items is logged once per person and page: the
+            # workspace inserts with ON CONFLICT DO NOTHING, one statement per answer
+            models.UniqueConstraint(
+                fields=["person", "source", "step_uid"],
+                condition=Q(step_uid__isnull=False),
+                name="exposure_step_once",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"exposure {self.pk}"

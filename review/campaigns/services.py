@@ -10,17 +10,16 @@ time, which is the single-writer equivalent. See docs/review.md for the rules.
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
 
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Exists, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 
+from review.campaigns import exposure
 from review.campaigns.kinds import CampaignKind, campaign_kind
 from review.campaigns.models import (
     Assignment,
@@ -32,12 +31,13 @@ from review.campaigns.models import (
     Submission,
 )
 from review.campaigns.order import order_key
+from review.campaigns.payloads import PAYLOAD_MAX_BYTES, check_payload, check_text
 from review.manifests.models import Manifest, ManifestSample
 from studio import services as studio_services
 from studio.canonical import MAX_SAFE_INTEGER
 from studio.roles import roles_of
 
-DRAFT_MAX_BYTES = 256 * 1024
+DRAFT_MAX_BYTES = PAYLOAD_MAX_BYTES
 CLAIM_ROUNDS = 5  # a candidate that filled up between the pick and the lock: try the next one
 LEASED = Assignment.State.LEASED
 
@@ -49,6 +49,11 @@ class CampaignClosed(Exception):
 class LeaseLost(Exception):
     """The caller no longer holds the item (the lease ran out and someone else took it, or it
     was given back). Their draft is kept; claim again."""
+
+
+class ExposureRefused(LeaseLost):
+    """The exposure rule keeps this item from the person now (``exposure.refusal``): a step they
+    still answer blind elsewhere, or one whose references they were shown. Answered as 409."""
 
 
 # --- creating ---------------------------------------------------------------------------------
@@ -72,13 +77,12 @@ def _check_people(kind: CampaignKind, people: Sequence) -> None:
 
 
 def _place_people(campaign: Campaign, kind: CampaignKind, people: Sequence, items) -> None:
-    """Order rows for every allowed (person, item), Exclusion rows for the others."""
-    excluded = {
-        (person_id, item_id): reason
-        for person_id, item_id, reason in kind.exclusions(
-            campaign=campaign, items=items, people=people
-        )
-    }
+    """Order rows for every allowed (person, item), Exclusion rows for the others: the kind's
+    own rule first, then the exposure rule across campaigns (``exposure.exclusions``)."""
+    excluded: dict[tuple[int, int], str] = {}
+    for rule in (kind.exclusions, exposure.exclusions):
+        for person_id, item_id, reason in rule(campaign=campaign, items=items, people=people):
+            excluded.setdefault((person_id, item_id), reason)
     orders, exclusions = [], []
     for person in people:
         for item in items:
@@ -299,6 +303,11 @@ def _claim(campaign: Campaign, person) -> Assignment | None:
         .exclude(state=Assignment.State.DONE)
         .order_by("pk")
     )
+    # The exposure rule: items the person may not be given now (whenever the campaign was made).
+    blocked = exposure.blocked_items(campaign=campaign, person=person)
+    for held in [a for a in owned if a.item_id in blocked and a.state == LEASED]:
+        release(assignment=held, person=person)  # held from before: given back, not shown
+    owned = [a for a in owned if a.item_id not in blocked]
     own = next((a for a in owned if a.state == LEASED), owned[0] if owned else None)
     if own is not None:
         if own.state == LEASED:
@@ -313,7 +322,7 @@ def _claim(campaign: Campaign, person) -> Assignment | None:
             if resumed is not None:
                 return resumed
     for _ in range(CLAIM_ROUNDS):
-        order = _candidates(campaign, person, at).first()
+        order = _candidates(campaign, person, at).exclude(item_id__in=list(blocked)).first()
         if order is None:
             return None
         assignment = _lease_locked_item(campaign, person, order.item_id, at)
@@ -334,9 +343,12 @@ def claimable_later(*, campaign: Campaign, person) -> int:
         .annotate(n=Count("pk"))
         .values("n")
     )
+    items = CampaignItem.objects.filter(campaign=campaign, orders__person=person)
+    if campaign_kind(campaign.kind).answers_blind:
+        # shown since: never theirs to answer blind (a reference item only waits for them)
+        items = items.exclude(pk__in=list(exposure.blocked_items(campaign=campaign, person=person)))
     return (
-        CampaignItem.objects.filter(campaign=campaign, orders__person=person)
-        .annotate(taken=Coalesce(Subquery(committed), Value(0)))
+        items.annotate(taken=Coalesce(Subquery(committed), Value(0)))
         .filter(taken__lt=campaign.per_item)
         .exclude(
             Exists(
@@ -386,6 +398,7 @@ def parts_done(assignment: Assignment) -> list[str]:
 
 
 def _check_part(kind: CampaignKind, part: str) -> None:
+    check_text(part, name="part", limit=40)
     if part not in kind.parts:
         names = ", ".join(repr(p) for p in kind.parts)
         raise ValidationError({"part": f"Unknown part {part!r} (this kind has {names})."})
@@ -407,16 +420,13 @@ def _lock_own(assignment: Assignment, person) -> Assignment:
 
 @transaction.atomic
 def save_draft(*, assignment: Assignment, person, part: str, payload: Mapping) -> dict:
-    """Autosave the person's draft of ``part`` (a JSON object). Saved even when the lease was
-    lost, so nothing typed is lost; renews the lease when it is still held. Returns
-    ``{"saved_at", "lease_held"}``."""
+    """Autosave the person's draft of ``part`` (a JSON object within the bounds of
+    ``payloads.check_payload``). Saved even when the lease was lost, so nothing typed is lost;
+    renews the lease when it is still held. Returns ``{"saved_at", "lease_held"}``."""
     assignment = _lock_own(assignment, person)
     kind = campaign_kind(assignment.campaign.kind)
     _check_part(kind, part)
-    if not isinstance(payload, Mapping):
-        raise ValidationError({"payload": "Must be an object."})
-    if len(json.dumps(payload, ensure_ascii=False).encode("utf-8")) > DRAFT_MAX_BYTES:
-        raise ValidationError({"payload": f"A draft holds at most {DRAFT_MAX_BYTES} bytes."})
+    payload = check_payload(payload)
     if kind.validate_draft is not None:
         payload = kind.validate_draft(assignment=assignment, part=part, payload=payload)
     at = studio_services.now()
@@ -441,11 +451,15 @@ def submit(*, assignment: Assignment, person, part: str, payload: Mapping) -> Su
     _check_part(kind, part)
     if assignment.state != LEASED:
         raise LeaseLost("Your claim on this item ended; your draft is kept. Claim again.")
+    refused = exposure.refusal(assignment)
+    if refused:
+        raise ExposureRefused(refused)
     expected = kind.next_part(parts_done(assignment))
     if part != expected:
         if part in parts_done(assignment):
             raise ValidationError({"part": f"Part {part!r} is submitted; supersede it instead."})
         raise ValidationError({"part": f"Submit part {expected!r} first."})
+    payload = check_payload(payload)
     cleaned = kind.validate(assignment=assignment, part=part, payload=payload)
     at = studio_services.now()
     submission = Submission.objects.create(
@@ -468,6 +482,8 @@ def submit(*, assignment: Assignment, person, part: str, payload: Mapping) -> Su
     assignment.save(
         update_fields=["committed", "draft", "state", "lease_expires_at", "done_at", "updated_at"]
     )
+    if kind.on_submit is not None:
+        kind.on_submit(submission=submission)
     return submission
 
 
@@ -480,8 +496,10 @@ def supersede(*, submission: Submission, person, payload: Mapping, reason: str =
     if current is None:
         raise ValidationError({"submission": "Already superseded; change the latest one."})
     kind = campaign_kind(assignment.campaign.kind)
+    payload = check_payload(payload)
+    reason = check_text(reason, name="reason", limit=2000)
     cleaned = kind.validate(assignment=assignment, part=current.part, payload=payload)
-    return Submission.objects.create(
+    submission = Submission.objects.create(
         assignment=assignment,
         campaign_id=assignment.campaign_id,
         item_id=assignment.item_id,
@@ -492,6 +510,9 @@ def supersede(*, submission: Submission, person, payload: Mapping, reason: str =
         reason=reason,
         created_at=studio_services.now(),
     )
+    if kind.on_submit is not None:
+        kind.on_submit(submission=submission)
+    return submission
 
 
 def current_submission(*, assignment: Assignment, part: str) -> Submission | None:
@@ -526,73 +547,9 @@ def record_exposure(
         campaign_id=assignment.campaign_id,
         item_id=assignment.item_id,
         person_id=assignment.person_id,
+        source=assignment.campaign.kind,
         part=part,
         grants=[str(g) for g in grants],
         fields=[str(f) for f in fields],
         created_at=studio_services.now(),
     )
-
-
-# --- progress ---------------------------------------------------------------------------------
-
-
-def progress(*, campaign: Campaign) -> dict:
-    """Counts per person and overall (JSON-ready; what ``campaign_status --json`` prints)."""
-    at = studio_services.now()
-    items = CampaignItem.objects.filter(campaign=campaign).count()
-    assignments = Assignment.objects.filter(campaign=campaign)
-    done_by = dict(
-        assignments.filter(state=Assignment.State.DONE)
-        .values("person")
-        .annotate(n=Count("pk"))
-        .values_list("person", "n")
-    )
-    live = assignments.filter(state=LEASED, lease_expires_at__gte=at)
-    leased_by = dict(live.values("person").annotate(n=Count("pk")).values_list("person", "n"))
-    eligible_by = dict(
-        ItemOrder.objects.filter(campaign=campaign)
-        .values("person")
-        .annotate(n=Count("pk"))
-        .values_list("person", "n")
-    )
-    excluded_by = dict(
-        Exclusion.objects.filter(campaign=campaign)
-        .values("person")
-        .annotate(n=Count("pk"))
-        .values_list("person", "n")
-    )
-    complete_items = (
-        assignments.filter(state=Assignment.State.DONE)
-        .values("item")
-        .annotate(n=Count("pk"))
-        .filter(n__gte=campaign.per_item)
-        .count()
-    )
-    done = sum(done_by.values())
-    needed = items * campaign.per_item
-    people = []
-    for person in get_user_model().objects.filter(campaigns=campaign).order_by("username"):
-        people.append(
-            {
-                "person": person.username,
-                "person_id": person.pk,
-                "done": done_by.get(person.pk, 0),
-                "leased": leased_by.get(person.pk, 0),
-                "eligible": eligible_by.get(person.pk, 0),
-                "excluded": excluded_by.get(person.pk, 0),
-            }
-        )
-    return {
-        "campaign": campaign.name,
-        "kind": campaign.kind,
-        "state": campaign.state,
-        "manifest": campaign.manifest.name,
-        "items": items,
-        "per_item": campaign.per_item,
-        "needed": needed,
-        "done": done,
-        "leased": sum(leased_by.values()),
-        "complete_items": complete_items,
-        "fraction_done": (done / needed) if needed else 0.0,
-        "people": people,
-    }

@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 
+from review.campaigns import exposure
 from review.campaigns.models import Campaign
 from studio.roles import is_admin
 
@@ -113,6 +114,25 @@ def decision_rows(
             }
         )
     return rows
+
+
+def references_refused(request, item, *, as_json: bool = False) -> HttpResponse | None:
+    """The exposure rule on a page that shows an item's references or clips to staff
+    (adjudication, and its clips answer): a 403 naming the reason (the styled page, or JSON)
+    while the person still answers the item's step blind; else None (log the showing with
+    ``references_logged`` when the page is rendered)."""
+    from studio.views import error_page
+
+    refused = exposure.staff_refusal(request.user, item=item)
+    if not refused:
+        return None
+    if as_json:
+        return JsonResponse({"detail": refused}, status=403, headers={"Cache-Control": "no-store"})
+    return error_page(request, 403, refused)
+
+
+def references_logged(request, item) -> None:
+    exposure.references_shown(request.user, item=item, source=exposure.ADJUDICATION)
 
 
 def adjudication_post(

@@ -3,7 +3,8 @@
 An item is a step of the manifest; its two parts are its two triplets, in an order fixed per
 rater by hash (``slot_order``), so a rater cannot tell which one came from the closed model. A
 part's payload is ``{"local": 0-100, "procedural": 0-100, "next": 0-100, "reason": CODE|""}``
-(integers; the reason code is optional). A draft may be partial; a submission may not.
+(integers, or texts of ASCII digits as a form sends them; the reason code is optional). A draft
+may be partial; a submission may not.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import uuid
 from collections.abc import Mapping
 
 from django.core.exceptions import ValidationError
+
+from review.campaigns.payloads import whole_number
 
 KIND = "judge_validation"
 PARTS = ("first", "second")
@@ -67,12 +70,11 @@ def clean_scores(payload, *, complete: bool) -> dict:
             if complete:
                 errors.setdefault(dim, []).append("Give a whole number from 0 to 100.")
             continue
-        if isinstance(value, str) and value.strip().isdigit():
-            value = int(value.strip())
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
+        score = whole_number(value, low=0, high=100)
+        if score is None:
             errors.setdefault(dim, []).append("Give a whole number from 0 to 100.")
             continue
-        cleaned[dim] = value
+        cleaned[dim] = score
     reason = payload.get("reason") or ""
     if reason not in ("", *REASON_CODES):
         errors.setdefault("reason", []).append(f"Unknown reason code {reason!r}.")
@@ -108,5 +110,6 @@ def register() -> None:
             page_url=lambda assignment: reverse("judgeval:item", args=[assignment.token]),
             roles=(RATER,),
             manifest_kinds=(KIND,),
+            shows_references=True,
         )
     )

@@ -269,6 +269,9 @@ def clean_payload(*, group: QaGroup, payload, complete: bool) -> dict:
                 errors.setdefault(k, []).extend(v)
     else:
         raw = payload.get("edits") or []
+        if not isinstance(raw, list):
+            errors.setdefault("edits", []).append(f"Send a list of at most {MAX_EDITS} edits.")
+            raw = []
         edits = [dict(e) for e in raw if isinstance(e, Mapping)][:MAX_EDITS]
     if errors:
         raise ValidationError(errors)
@@ -297,6 +300,44 @@ def validate_draft(*, assignment, part, payload) -> dict:
     return clean_payload(group=group_of(assignment), payload=payload, complete=False)
 
 
+def group_steps(items) -> dict[int, set]:
+    """The steps a group's reference answers speak about (the exposure rule): every release
+    step on the group's video whose ``[start, end)`` overlaps the group's span."""
+    from annotation.models import ReleaseStep
+    from review.qa.models import QaManifestSource
+
+    items = list(items)
+    sources = dict(
+        QaManifestSource.objects.filter(
+            manifest_id__in={item.sample.manifest_id for item in items}
+        ).values_list("manifest_id", "group_set_id")
+    )
+    groups = {
+        (g.group_set_id, g.uid): g
+        for g in QaGroup.objects.filter(
+            group_set_id__in=set(sources.values()),
+            uid__in={item.sample.sample_id for item in items},
+        ).select_related("video")
+    }
+    spans: dict[str, list] = {}
+    for sha, start, end, uid in ReleaseStep.objects.filter(
+        video_sha256__in={g.video.sha256 for g in groups.values()}
+    ).values_list("video_sha256", "start_us", "end_us", "sample_id"):
+        spans.setdefault(sha, []).append((start, end, uid))
+    out: dict[int, set] = {}
+    for item in items:
+        group = groups.get((sources.get(item.sample.manifest_id), item.sample.sample_id))
+        if group is None:
+            out[item.pk] = set()
+            continue
+        out[item.pk] = {
+            uid
+            for start, end, uid in spans.get(group.video.sha256, ())
+            if start < group.span_end_us and group.span_start_us < end
+        }
+    return out
+
+
 def no_exclusions(*, campaign, items, people):
     """QA groups come from a generator, not from people here: nobody is excluded."""
     return ()
@@ -308,6 +349,7 @@ def register() -> None:
     from review.campaigns.kinds import CampaignKind, campaign_kind_register
     from review.manifests.services import bundle_zip_register
     from review.qa.sampling import qa_manifest_zip
+    from review.qa.services import qa_edits_store
     from studio.roles import AUDITOR
 
     campaign_kind_register(
@@ -318,6 +360,9 @@ def register() -> None:
             validate=validate,
             validate_draft=validate_draft,
             exclusions=no_exclusions,
+            on_submit=qa_edits_store,
+            shows_references=True,
+            item_steps=group_steps,
             page_url=lambda assignment: reverse("qa:item", args=[assignment.token]),
             roles=(AUDITOR,),
             manifest_kinds=(KIND,),

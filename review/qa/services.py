@@ -1,15 +1,14 @@
-"""Writes of the QA review: a reviewer's decision with its proposed edits (one transaction), and
+"""Writes of the QA review: a reviewer's proposed edits (stored with their decision), and
 an admin's decisions on edits (declined, or accepted into a new frozen version of the set)."""
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from review.campaigns.services import submit
 from review.qa.kind import group_of
 from review.qa.models import QaEdit, QaGroupSet
 from review.qa.schema import RecordError, VideoFacts, check_record
@@ -17,13 +16,14 @@ from review.qa.store import groups_write, set_groups, set_records, set_seal
 from studio.services import now
 
 
-@transaction.atomic
-def qa_review_submit(*, assignment, person, payload: Mapping, part: str = ""):
-    """Submit the reviewer's decision; each proposed edit becomes its own ``QaEdit`` beside the
-    original group, which is never touched. (``part`` is the kind's one unnamed part.)"""
-    submission = submit(assignment=assignment, person=person, part=part, payload=payload)
-    group = group_of(assignment)
-    at = now()
+def qa_edits_store(*, submission) -> list[QaEdit]:
+    """The kind's ``on_submit``: each edit a reviewer's decision proposes becomes its own
+    ``QaEdit`` beside the original group, which is never touched. The campaign's ``submit`` and
+    ``supersede`` call it inside their transaction, so a decision keeps its edits whichever way
+    it was sent (the review page or the API)."""
+    group = group_of(submission.assignment)
+    at = submission.created_at
+    rows = []
     for edit in submission.payload["edits"]:
         row = QaEdit(
             group=group,
@@ -33,13 +33,14 @@ def qa_review_submit(*, assignment, person, payload: Mapping, part: str = ""):
             original=edit["original"],
             proposed=edit["value"],
             reason=edit["reason"],
-            author=person,
+            author_id=submission.person_id,
             created_at=at,
             submission=submission,
         )
         row.full_clean(exclude=["submission", "author", "decided_by", "accepted_into"])
         row.save()
-    return submission
+        rows.append(row)
+    return rows
 
 
 @transaction.atomic

@@ -29,7 +29,7 @@ def _campaigns(user):
 @login_required
 @require_safe
 def baseline_list(request):
-    from review.campaigns.services import progress
+    from review.campaigns.progress import progress
 
     rows = [(c, progress(campaign=c)) for c in _campaigns(request.user)]
     return render(request, "scoring/baseline_list.html", {"rows": rows})

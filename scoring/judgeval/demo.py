@@ -1,5 +1,6 @@
 """The judge-validation part of the demo: two small prediction runs of example texts typed for
-the demo (named as such; no model wrote them), the balanced design over them frozen as a
+the demo (named as such; no model wrote them) over the release's steps outside the baseline
+demo's (the demo rater answers those blind), the balanced design over them frozen as a
 ``judge_validation`` manifest, and a rating campaign of the demo rater and two more raters. The
 two others have rated every triplet already, so the demo rater has items waiting and the admin's
 report fills in as soon as the demo rater is through."""
@@ -49,9 +50,11 @@ def seed_judgeval_demo(ctx: DemoContext) -> None:
 
     from annotation.models import ReleaseStep
     from annotation.releases import release_freeze
+    from review.baseline.demo import DEMO_MANIFEST as BASELINE_MANIFEST
     from review.campaigns.services import campaign_create
     from review.judgeval.imports import ratings_load
     from review.judgeval.models import JudgeTriplet
+    from review.models import ManifestSample
     from scoring.endpoints import endpoint_create
     from scoring.judgeval.pool import judgeval_pool_freeze
     from scoring.packages import package_resolve
@@ -60,7 +63,19 @@ def seed_judgeval_demo(ctx: DemoContext) -> None:
     admin = ctx.users[ADMIN]
     if ctx.release is None:
         ctx.release = release_freeze(name="demo_models_v1", author=admin)
-    steps = list(ReleaseStep.objects.filter(release=ctx.release).order_by("sample_id"))
+    # The demo rater rates here and answers the human baseline blind: none of the baseline's
+    # steps is drawn here, so nobody is shown the references of a step they still answer blind
+    # (the exposure rule, docs/review.md, would exclude them otherwise).
+    blind = set(
+        ManifestSample.objects.filter(manifest__name=BASELINE_MANIFEST).values_list(
+            "sample_id", flat=True
+        )
+    )
+    steps = [
+        rs
+        for rs in ReleaseStep.objects.filter(release=ctx.release).order_by("sample_id")
+        if rs.sample_id not in blind
+    ]
     if not steps:
         return
     package = package_resolve("official-prediction")

@@ -5,7 +5,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from review.campaigns.models import Campaign
+from review.campaigns.models import Campaign, Exclusion
 
 
 @pytest.mark.django_db
@@ -16,6 +16,16 @@ def test_the_demo_gives_the_rater_triplets_to_rate(settings):
     call_command("seed_demo", stdout=None)
     campaign = Campaign.objects.get(name="demo-judge-validation")
     assert campaign.people.count() == 3 and campaign.per_item == 3
+    # The demo rater answers the human baseline blind too: the two campaigns share no step, so
+    # the exposure rule has nothing to keep apart (no exclusion, every rating item claimable).
+    baseline = Campaign.objects.get(name="demo-baseline")
+    assert campaign.people.filter(pk__in=baseline.people.all()).count() == 1
+
+    def steps(c):
+        return set(c.manifest.samples.values_list("sample_id", flat=True))
+
+    assert steps(campaign) and not steps(campaign) & steps(baseline)
+    assert not Exclusion.objects.filter(campaign__in=[campaign, baseline]).exists()
     assert campaign.manifest.kind == "judge_validation" and campaign.manifest.sample_count >= 2
     users = get_user_model().objects
     client = Client()

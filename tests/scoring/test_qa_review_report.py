@@ -12,10 +12,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from review.campaigns.services import claim_next
+from review.campaigns.services import claim_next, submit
 from review.qa.kind import CHECKS
 from review.qa.selectors import group_for_sample
-from review.qa.services import qa_review_submit
 from scoring.judges import judge_start
 from scoring.reports.qa_review import qa_review_report
 from scoring.runs import run_drive
@@ -46,7 +45,7 @@ def _review_all(world, person, decide):
             "turns": [dict.fromkeys(CHECKS, "pass") for _ in range(group.turn_count)],
             **extra,
         }
-        qa_review_submit(assignment=assignment, person=person, payload=payload)
+        submit(assignment=assignment, person=person, part="", payload=payload)
 
 
 def test_decisions_agreement_and_edits(world, reviewers):

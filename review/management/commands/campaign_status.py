@@ -1,11 +1,12 @@
-"""manage.py campaign_status NAME [--json]: progress per person and overall."""
+"""manage.py campaign_status NAME [--json]: progress per person and overall, and each person's
+exclusions by reason."""
 
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
 from review.campaigns.models import Campaign
-from review.campaigns.services import progress
+from review.campaigns.progress import progress
 
 
 class Command(BaseCommand):
@@ -34,6 +35,8 @@ class Command(BaseCommand):
                 f"  {row['person']}: {row['done']} done, {row['leased']} leased, "
                 f"{row['eligible']} eligible, {row['excluded']} excluded"
             )
+            for reason, n in row["exclusions"].items():
+                self.stdout.write(f"    excluded from {n}: {reason}")
 
 
 def _dumps(report: dict) -> str:

@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from review.campaigns.models import Exposure
 from tests.review.audit_world import render_pending
-from tests.review.baseline.world import dims
+from tests.review.baseline.world import dims, judgeval_over
 from tests.review.test_audit_blinding import Crawl, client_for
 
 pytestmark = pytest.mark.django_db
@@ -129,3 +129,88 @@ def test_a_draft_survives_and_bad_input_writes_nothing(world, raters):
                           json.dumps({"payload": {"broken": True, "note": "frozen frame"}}),
                           content_type="application/json")  # fmt: skip
     assert flagged.status_code == 201 and flagged.json()["answer"]["broken"] is True
+
+
+# --- across campaigns: one rater in a blind baseline and in judge validation over shared steps ---
+
+
+def test_a_crawl_across_campaigns_never_shows_a_step_still_to_answer_blind(
+    world, raters, admin_user, django_user_model
+):
+    """Bo rates in a judge-validation campaign (references shown) and answers a human baseline
+    blind over the same steps. Both campaigns exist before the rule could exclude anything (the
+    rating campaign first, when Bo had no blind work), so what holds is the claim and the page.
+    Until Bo has answered every baseline item nothing Bo reaches holds a reference of a shared
+    step; afterwards the rating items open."""
+    from review.campaigns.models import Assignment, Exclusion
+    from review.campaigns.services import campaign_create
+    from review.models import ManifestSample
+    from tests.conftest import _user
+
+    bo = _user(django_user_model, "bo-rater", "rater")
+    others = [_user(django_user_model, f"rater-{n}", "rater") for n in (2, 3)]
+    rating = judgeval_over(world, [bo, *others], admin_user)
+    baseline = campaign_create(
+        name="baseline-bo", kind="human_baseline", manifest=world.manifest, people=[bo],
+        per_item=1, seed=3, author=admin_user,
+    )  # fmt: skip
+    assert not Exclusion.objects.filter(campaign__in=[rating, baseline]).exists()
+    shared = set(
+        ManifestSample.objects.filter(manifest=rating.manifest).values_list("sample_id", flat=True)
+    )
+    steps = {s.uid: s for s in world.steps}
+    assert len(shared) == 2 and shared <= set(steps)
+    forbidden = [
+        text
+        for uid in shared
+        for text in (steps[uid].local_intent, steps[uid].procedural_intent, steps[uid].next_step,
+                     *steps[uid].plausible_next_steps)
+    ]  # fmt: skip
+
+    crawl = Crawl(client_for(bo))
+    crawl.get("/")
+    rating_page = reverse("campaigns:next", args=[rating.pk])
+    crawl.get(rating_page)
+    refused = crawl.client.post(rating_page)  # every rating item is a shared step: none is given
+    assert refused["Location"] == rating_page
+    _, text = crawl.get(rating_page)
+    assert "Nothing is free for you right now" in text
+    claim = crawl.post_json(reverse("review:campaign-claim", args=[rating.pk]), {}, 200)
+    assert claim["token"] is None and claim["state"] == "waiting"
+
+    baseline_page = reverse("campaigns:next", args=[baseline.pk])
+    answered = set()
+    for n in range(len(world.steps)):
+        item_url = crawl.client.post(baseline_page)["Location"]
+        token = item_url.split("/")[3]
+        crawl.get(item_url)
+        crawl.get(reverse("baseline:item-state", args=[token]))
+        crawl.post_json(
+            reverse("baseline:item-submit", args=[token]),
+            {"payload": dims(local=[f"Bo's answer {n}"])},
+            201,
+        )
+        crawl.get(reverse("review:assignment", args=[token]))
+        answered.add(Assignment.objects.get(token=token).item.sample.sample_id)
+        # the rating campaign gives a shared step only once Bo has answered it blind
+        claim = crawl.post_json(reverse("review:campaign-claim", args=[rating.pk]), {}, 200)
+        if claim["token"] is not None:
+            held = Assignment.objects.get(token=claim["token"])
+            assert held.item.sample.sample_id in answered
+            crawl.post_json(reverse("review:assignment-release", args=[claim["token"]]), {}, 200)
+    crawl.get("/")
+    crawl.get(baseline_page)
+    crawl.assert_none_of(forbidden)
+
+    # Through with the baseline: the shared steps open for rating, references and all.
+    opened = crawl.post_json(reverse("review:campaign-claim", args=[rating.pk]), {}, 200)
+    assert opened["token"]
+    state = crawl.get(reverse("judgeval:item-state", args=[opened["token"]]))[1]
+    assert any(text in state for text in forbidden)
+    # and a later baseline over these steps excludes Bo from them, saying why
+    again = campaign_create(
+        name="baseline-bo-again", kind="human_baseline", manifest=world.manifest, people=[bo],
+        per_item=1, seed=4, author=admin_user,
+    )  # fmt: skip
+    reasons = list(Exclusion.objects.filter(campaign=again).values_list("reason", flat=True))
+    assert len(reasons) == 1 and reasons[0].startswith("was shown this step's reference answers")

@@ -114,3 +114,30 @@ def dims(local=("Lift the cup",), procedural=("Clear the table",), nxt=("Rinse i
         "broken": False,
         "dimensions": {"local": one(local), "procedural": one(procedural), "next": one(nxt)},
     }
+
+
+SHARED_PARAMS = {
+    "steps_per_scene": 2,
+    "bin_edges_us": [],
+    "duration_counts": [2],
+    "triplets_per_model": 2,
+    "pairing_min": 2,
+    "pairing_max": 2,
+}
+
+
+def judgeval_over(world, people, admin, *, name="rating-shared"):
+    """A judge-validation campaign over two of the baseline world's steps (the same release)."""
+    from review.campaigns.services import campaign_create
+    from review.judgeval.services import judgeval_freeze
+    from tests.review.judgeval_world import build_pool
+
+    pool, predictions = build_pool(world.release)
+    manifest = judgeval_freeze(
+        name=f"{name.replace('-', '_')}_manifest", release=world.release, pool=pool,
+        predictions=predictions, seed=5, params=SHARED_PARAMS, author=admin,
+    )  # fmt: skip
+    return campaign_create(
+        name=name, kind="judge_validation", manifest=manifest, people=people, author=admin,
+        instructions="Score each prediction against the reference.",
+    )  # fmt: skip

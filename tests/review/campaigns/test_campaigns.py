@@ -13,6 +13,7 @@ from annotation.models import MicroStep
 from annotation.services import step_update
 from review.campaigns.models import Assignment, Exclusion, Exposure, ItemOrder, Submission
 from review.campaigns.order import order_key, person_order
+from review.campaigns.progress import progress
 from review.campaigns.services import (
     CampaignClosed,
     LeaseLost,
@@ -21,7 +22,6 @@ from review.campaigns.services import (
     claim_next,
     current_submission,
     parts_done,
-    progress,
     record_exposure,
     release,
     renew,

@@ -7,11 +7,11 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from review.campaigns.services import claim_next
+from review.campaigns.services import claim_next, submit
 from review.qa.kind import CHECKS
 from review.qa.models import QaEdit, QaGroup, QaGroupSet
 from review.qa.selectors import group_for_sample
-from review.qa.services import qa_review_submit, qa_version_create, version_diff
+from review.qa.services import qa_version_create, version_diff
 from review.qa.store import set_records
 from tests.review.qa.world import build_qa_world
 
@@ -34,8 +34,8 @@ def claim_group(world, person, structure=None):
         group = group_for_sample(assignment.item.sample)
         if structure is None or group.structure == structure:
             return assignment, group
-        qa_review_submit(
-            assignment=assignment, person=person,
+        submit(
+            assignment=assignment, person=person, part="",
             payload={"decision": "accept", "turns": checks(group)},
         )  # fmt: skip
 
@@ -43,19 +43,19 @@ def claim_group(world, person, structure=None):
 def test_accept_needs_no_reason_but_others_do(world, auditor):
     assignment, group = claim_group(world, auditor)
     with pytest.raises(ValidationError) as caught:
-        qa_review_submit(
-            assignment=assignment, person=auditor,
+        submit(
+            assignment=assignment, person=auditor, part="",
             payload={"decision": "reject", "turns": checks(group)},
         )  # fmt: skip
     assert "reasons" in caught.value.message_dict
     with pytest.raises(ValidationError) as caught:
-        qa_review_submit(
-            assignment=assignment, person=auditor,
+        submit(
+            assignment=assignment, person=auditor, part="",
             payload={"decision": "accept", "turns": [*checks(group)[:-1], {}]},
         )  # fmt: skip
     assert any(k.startswith("turns.") for k in caught.value.message_dict)
-    submission = qa_review_submit(
-        assignment=assignment, person=auditor,
+    submission = submit(
+        assignment=assignment, person=auditor, part="",
         payload={"decision": "accept", "turns": checks(group)},
     )  # fmt: skip
     assert submission.payload["decision"] == "accept" and submission.payload["reasons"] == []
@@ -65,12 +65,12 @@ def test_media_that_will_not_play_forces_uncertain(world, auditor):
     assignment, group = claim_group(world, auditor)
     for flag in ("media_unplayable", "evidence_unverifiable"):
         with pytest.raises(ValidationError, match="stays uncertain"):
-            qa_review_submit(
-                assignment=assignment, person=auditor,
+            submit(
+                assignment=assignment, person=auditor, part="",
                 payload={"decision": "accept", flag: True, "turns": checks(group, "unsure")},
             )  # fmt: skip
-    submission = qa_review_submit(
-        assignment=assignment, person=auditor,
+    submission = submit(
+        assignment=assignment, person=auditor, part="",
         payload={"decision": "uncertain", "media_unplayable": True,
                  "turns": checks(group, "unsure")},
     )  # fmt: skip
@@ -80,8 +80,9 @@ def test_media_that_will_not_play_forces_uncertain(world, auditor):
 def test_an_edit_is_kept_apart_and_accepted_into_a_new_version(world, auditor, admin_user):
     assignment, group = claim_group(world, auditor, structure="chain")
     before = list(set_records(world.group_set))
-    qa_review_submit(
+    submit(
         assignment=assignment,
+        part="",
         person=auditor,
         payload={
             "decision": "revise",
@@ -124,8 +125,9 @@ def test_an_edit_is_kept_apart_and_accepted_into_a_new_version(world, auditor, a
 def test_bad_edits_are_named_and_nothing_is_written(world, auditor):
     assignment, group = claim_group(world, auditor, structure="chain")
     with pytest.raises(ValidationError) as caught:
-        qa_review_submit(
+        submit(
             assignment=assignment,
+            part="",
             person=auditor,
             payload={
                 "decision": "revise",
@@ -151,8 +153,8 @@ def test_bad_edits_are_named_and_nothing_is_written(world, auditor):
 
 def test_set_page_lists_edits_for_admins_only(world, auditor, admin_user, client):
     assignment, group = claim_group(world, auditor, structure="chain")
-    qa_review_submit(
-        assignment=assignment, person=auditor,
+    submit(
+        assignment=assignment, person=auditor, part="",
         payload={"decision": "revise", "reasons": ["answer_wrong"], "turns": checks(group),
                  "edits": [{"field": "answer", "turn": 1, "value": "Better", "reason": "why"}]},
     )  # fmt: skip
@@ -181,8 +183,8 @@ def test_an_interval_edit_is_read_as_typed_on_the_clips_frames(world, auditor):
     edit = {"field": "interval", "turn": 0, "evidence": 0, "reason": "starts earlier"}
     typo = {**base, "edits": [{**edit, "value": "soon-#5"}]}
     with pytest.raises(ValidationError, match="interval: 'soon' is not a time"):
-        qa_review_submit(assignment=assignment, person=auditor, payload=typo)
+        submit(assignment=assignment, person=auditor, part="", payload=typo)
     typed = {**base, "edits": [{**edit, "value": "#2 \u2013 0:00.21"}]}
-    qa_review_submit(assignment=assignment, person=auditor, payload=typed)
+    submit(assignment=assignment, person=auditor, part="", payload=typed)
     proposed = QaEdit.objects.get().proposed
     assert proposed == [start + clip[2], start + clip[6]]  # 0.21 s is nearest clip frame 6 (30 fps)
