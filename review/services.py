@@ -13,11 +13,16 @@ from django.db import transaction
 from annotation.models import Release, ReleaseStep
 from annotation.releases import (
     RECORD_ROW_FIELDS,
+    RELEASE_V1,
+    RELEASE_V2,
     BundleError,
+    RecordShape,
     bundle_export,
     bundle_zip_tempfile,
+    record_format_register,
     release_record,
     release_records,
+    sealed_record_format,
 )
 from review.models import Manifest, ManifestSample, SampleDesign
 from review.sampling import Candidate, Infeasible, parse_design, preview, select
@@ -25,7 +30,16 @@ from studio.canonical import MAX_SAFE_INTEGER, RecordStream, build_manifest, can
 from studio.canonical import sha256_hex as _sha256_hex
 from studio.services import now
 
-RECORD_FORMAT = "subset-step/1"
+# A sampled step's record: the release record of the same version plus its duration bin and
+# group. Manifests frozen with the first version keep it (annotation/releases/formats.py).
+SUBSET_V1, SUBSET_V2 = (
+    record_format_register(
+        RecordShape(name, (*base.fields, "duration_bin", "group"), optional=base.optional)
+    )
+    for name, base in (("subset-step/1", RELEASE_V1), ("subset-step/2", RELEASE_V2))
+)
+_RELEASE_SHAPE = {SUBSET_V1.name: RELEASE_V1, SUBSET_V2.name: RELEASE_V2}
+RECORD_FORMAT = SUBSET_V2.name
 _ROW_FIELDS = RECORD_ROW_FIELDS
 BATCH = 2000
 
@@ -131,15 +145,16 @@ def design_preview(*, design: SampleDesign) -> dict:
 
 
 def manifest_records(*, manifest: Manifest) -> Iterator[dict]:
-    """Records of a manifest (format ``subset-step/1``): the release record plus its duration bin
-    and group, in canonical order."""
+    """Records of a manifest in the format it was frozen with (``subset-step/2`` now): the
+    release record plus its duration bin and group, in canonical order."""
+    release_shape = _RELEASE_SHAPE[sealed_record_format(manifest, RECORD_FORMAT)]
     rows = (
         ManifestSample.objects.filter(manifest=manifest)
         .order_by("sample_id")
         .values_list(*(f"release_step__{f}" for f in _ROW_FIELDS), "duration_bin", "group")
     )
     for *values, duration_bin, group in rows.iterator(chunk_size=BATCH):
-        record = release_record(tuple(values))  # "tags" only when the step has some
+        record = release_record(tuple(values), shape=release_shape)
         record["duration_bin"] = duration_bin
         record["group"] = group or None
         yield record

@@ -11,9 +11,17 @@ from annotation.releases.bundle import (
     bundle_zip,
     bundle_zip_tempfile,
 )
+from annotation.releases.formats import (
+    RELEASE_V1,
+    RELEASE_V2,
+    RecordShape,
+    record_format_register,
+    record_shape,
+)
 from annotation.releases.services import (
     RECORD_FIELDS,
     RECORD_FORMAT,
+    RECORD_FORMATS,
     RECORD_ROW_FIELDS,
     release_correct,
     release_create,
@@ -22,14 +30,19 @@ from annotation.releases.services import (
     release_import,
     release_record,
     release_records,
+    sealed_record_format,
 )
 
 __all__ = [
     "RECORD_FIELDS",
     "RECORD_FORMAT",
+    "RECORD_FORMATS",
     "RECORD_ROW_FIELDS",
+    "RELEASE_V1",
+    "RELEASE_V2",
     "BundleError",
     "BundleHashes",
+    "RecordShape",
     "VerifyReport",
     "bundle_export",
     "bundle_records",
@@ -37,6 +50,8 @@ __all__ = [
     "bundle_write",
     "bundle_zip",
     "bundle_zip_tempfile",
+    "record_format_register",
+    "record_shape",
     "release_correct",
     "release_create",
     "release_export",
@@ -44,4 +59,5 @@ __all__ = [
     "release_import",
     "release_record",
     "release_records",
+    "sealed_record_format",
 ]
