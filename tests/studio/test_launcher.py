@@ -227,7 +227,6 @@ def test_restarts_back_off_while_a_child_keeps_dying_and_start_over_once_it_ran_
     assert child.restart_at - child.started_at - supervisor.STABLE_SECONDS == pytest.approx(1)
 
 
-
 def test_make_run_starts_the_stand_in_whenever_endpoints_point_at_it_whatever_the_broker(
     tmp_path, monkeypatch
 ):
