@@ -176,9 +176,7 @@ class ReleaseStep(models.Model):
     procedural_intent = models.TextField(blank=True)
     next_step = models.TextField(blank=True)
     plausible_next_steps = models.JSONField(default=list, blank=True)
-    tags = models.JSONField(
-        default=list, blank=True, help_text="The step's tags when frozen"
-    )
+    tags = models.JSONField(default=list, blank=True, help_text="The step's tags when frozen")
 
     objects = ReleaseStepQuerySet.as_manager()
 
