@@ -150,9 +150,9 @@ def test_adopted_runs_are_never_called_again_unless_retry(
     call_command("study_run", "st", "--retry")
     _drive_running(study)
     assert _calls(stand_in, "stand-in-vision") == 4  # now, and only now, the two api errors each
-    assert not Run.objects.get(name="st.scene_only.model-a").items.filter(
-        outcome="api_error"
-    ).exists()
+    assert (
+        not Run.objects.get(name="st.scene_only.model-a").items.filter(outcome="api_error").exists()
+    )
 
 
 @pytest.fixture
@@ -193,6 +193,8 @@ def test_a_condition_without_an_ok_prediction_is_shown_and_counted(unjudged, cap
         "model-b": {"execution_failure": 6},
     }
     assert ex["prompt_only"]["removed"] == 0
+    assert report["nothing_to_judge"] == ["scene_only"]
+    assert '# nothing_to_judge: ["scene_only"]' in csv_text
     assert report_csv(report, "exclusions") == csv_text
 
 
@@ -208,3 +210,4 @@ def test_the_study_pages_show_a_condition_without_an_ok_prediction(unjudged, cli
     assert "nothing to judge (no ok prediction)" in detail
     report = client.get(reverse("scoring:study-report", args=[unjudged.pk])).content.decode()
     assert "api_error 6" in report and "execution_failure 6" in report
+    assert "Nothing to judge (no ok prediction) under scene_only" in report
