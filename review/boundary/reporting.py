@@ -5,7 +5,7 @@ scoring)."""
 from __future__ import annotations
 
 from review.audit.decisions import campaign_records
-from review.audit.reporting import _design
+from review.audit.reporting import design
 from review.boundary.kind import KIND, SCHEME
 from review.boundary.report import (
     BoundaryItem,
@@ -15,7 +15,7 @@ from review.boundary.report import (
     item_outcomes,
 )
 from review.boundary.windows import WINDOW_NAMES
-from review.sampling import bin_labels
+from review.manifests.sampling import bin_labels
 
 
 def _last_steps(release) -> set[int]:
@@ -58,7 +58,7 @@ def report_items(campaign) -> list[BoundaryItem]:
 def campaign_report(campaign) -> dict:
     """The documented report (docs/boundary-audit.md) of ``campaign``."""
     manifest = campaign.manifest
-    edges, _measure = _design(manifest)
+    edges, _measure = design(manifest)
     header = {
         "campaign": campaign.name,
         "state": campaign.state,
