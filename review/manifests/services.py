@@ -153,10 +153,12 @@ def design_preview(*, design: SampleDesign) -> dict:
     return preview(parsed, candidates, selection)
 
 
-def manifest_records(*, manifest: Manifest) -> Iterator[dict]:
-    """Records of a manifest in the format it was frozen with (``subset-step/2`` now): the
-    release record plus its duration bin and group, in canonical order."""
-    release_shape = _RELEASE_SHAPE[sealed_record_format(manifest, RECORD_FORMAT)]
+def manifest_records(*, manifest: Manifest, record_format: str | None = None) -> Iterator[dict]:
+    """Records of a manifest in the format it was frozen with (``subset-step/2`` now, or
+    ``record_format``): the release record plus its duration bin and group, in canonical
+    order."""
+    record_format = record_format or sealed_record_format(manifest, RECORD_FORMAT)
+    release_shape = _RELEASE_SHAPE[record_format]
     rows = (
         ManifestSample.objects.filter(manifest=manifest)
         .order_by("sample_id")
@@ -214,10 +216,18 @@ def manifest_freeze_selection(
     groups: Mapping[str, str] | None = None,
     author,
     design: SampleDesign | None = None,
+    record_format: str = RECORD_FORMAT,
 ) -> Manifest:
     """Write and seal a manifest of chosen samples (the common end of every design's freeze;
     call it inside a transaction after checking the name). ``params`` is the complete design
-    as the manifest records it (integers, text, lists, objects; never floats)."""
+    as the manifest records it (integers, text, lists, objects; never floats).
+    ``record_format`` is for a manifest made again from a copy frozen elsewhere with a first
+    version (an import); every freeze here takes the current one."""
+    if record_format not in _RELEASE_SHAPE:
+        raise ValidationError(
+            f"Records of {record_format!r} are not a manifest's; this version reads "
+            f"{' and '.join(_RELEASE_SHAPE)}."
+        )
     groups = groups or {}
     manifest = Manifest.objects.create(
         name=name,
@@ -249,12 +259,12 @@ def manifest_freeze_selection(
         ManifestSample.objects.bulk_create(batch)
 
     stream = RecordStream()
-    for record in manifest_records(manifest=manifest):
+    for record in manifest_records(manifest=manifest, record_format=record_format):
         stream.add(record)
     header = build_manifest(
         kind=kind,
         name=name,
-        record_format=RECORD_FORMAT,
+        record_format=record_format,
         stream=stream,
         method=method,
         seed=seed,

@@ -31,7 +31,7 @@ from annotation.releases import (
 )
 from annotation.releases.services import _copy_steps, _seal
 from annotation.services import step_update
-from review.services import design_create, manifest_freeze
+from review.manifests.services import design_create, manifest_freeze
 from studio.canonical import RecordStream, build_manifest, canonical_bytes
 from tests.annotation.test_release_freeze import KNOWN_V1_MANIFEST_SHA256
 from tests.review.factories import build_dataset
