@@ -2,11 +2,13 @@
 instance `make run` is serving (stdlib only; run from anywhere, the blocks run in the project
 folder).
 
-    python .ci/readme_commands.py BASE_URL DEMO_PASSWORD
+    python .ci/readme_commands.py BASE_URL DEMO_PASSWORD [--tag-a-step]
 
-A block runs in ``bash -euo pipefail`` with no terminal input; a block that fails, or prints a
-traceback, stops the check with its output. A block may be preceded by a step the README asks
-the reader to do in the admin, named by a comment the check understands:
+With ``--tag-a-step`` (what ``.ci/smoke`` passes) a demo step is tagged first, through the
+workspace API, so every block runs over data with tags (releases, manifests and bundles carry
+them). A block runs in ``bash -euo pipefail`` with no terminal input; a block that fails, or
+prints a traceback, stops the check with its output. A block may be preceded by a step the
+README asks the reader to do in the admin, named by a comment the check understands:
 
     <!-- readme-check: freeze design NAME on RELEASE -->
 
@@ -66,8 +68,30 @@ class Admin:
     def get(self, path: str):
         return json.loads(self._send("GET", path))
 
+    def page(self, path: str) -> str:
+        return self._send("GET", path)
+
     def post(self, path: str, data: dict):
         return json.loads(self._send("POST", path, json.dumps(data).encode()))
+
+    def patch(self, path: str, data: dict):
+        return json.loads(self._send("PATCH", path, json.dumps(data).encode()))
+
+
+def tag_a_step(admin: Admin) -> None:
+    """Tag the first step (by uid) of the first video of the annotation list, as an annotator
+    does in the workspace."""
+    found = re.search(r'href="/annotate/videos/(\d+)/"', admin.page("/annotate/"))
+    if not found:
+        sys.exit("no video to tag a step of on /annotate/")
+    steps = admin.get(f"/api/annotation/videos/{found[1]}/workspace/")["steps"]
+    step = min((s for s in steps if s["status"] == "active"), key=lambda s: s["uid"])
+    saved = admin.patch(
+        f"/api/annotation/steps/{step['id']}/",
+        {"version": step["version"], "tags": ["action_type:check", "occluded"]},
+    )
+    tags = saved["steps"][0]["tags"]
+    print(f"(tagged step {step['uid']} with {', '.join(tags)} before the blocks)")
 
 
 def admin_step(step: str, admin: Admin) -> None:
@@ -98,6 +122,9 @@ def main() -> None:
         sys.exit("README: no command blocks under " + SECTION)
     before = {p.name for p in ROOT.iterdir()}
     admin = None
+    if "--tag-a-step" in sys.argv[3:]:
+        admin = Admin(base, password)
+        tag_a_step(admin)
     try:
         for number, (step, code) in enumerate(found, 1):
             if step:

@@ -1,6 +1,6 @@
-"""The scoring part of the demo: endpoints on the stand-in provider (``make run`` starts it on the
-embedded default), so an admin can run predictions and both judges on the demo release with no
-configuration, and one prediction run that starts right away."""
+"""The scoring part of the demo: endpoints on the stand-in provider (``make run`` starts it
+whenever endpoints point at it), so an admin can run predictions and both judges on the demo
+release with no configuration, and one prediction run that starts right away."""
 
 from __future__ import annotations
 
@@ -14,6 +14,27 @@ DEMO_STUDY = "demo-evidence-stand-in"
 
 def stand_in_base_url() -> str:
     return f"http://127.0.0.1:{settings.STAND_IN_PROVIDER_PORT}/v1"
+
+
+def stand_in_users() -> list[str]:
+    """The endpoints whose address is the stand-in's (loopback, ``STAND_IN_PROVIDER_PORT``),
+    as the demo's are: ``make run`` starts the stand-in when there is any, whatever the broker."""
+    from urllib.parse import urlsplit
+
+    from scoring.models import Endpoint
+
+    names = []
+    for name, url in Endpoint.objects.order_by("name").values_list("name", "base_url"):
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError:
+            continue
+        if parts.hostname in ("127.0.0.1", "localhost", "::1") and (
+            port == settings.STAND_IN_PROVIDER_PORT
+        ):
+            names.append(name)
+    return names
 
 
 def demo_endpoints() -> list:

@@ -22,16 +22,17 @@ def drive_run(run_id: int) -> int:
 def advance_study(study_id: int) -> bool:
     from scoring.models import Study
     from scoring.runs import RunError
-    from scoring.studies.services import study_advance, study_follow, study_runs_open
+    from scoring.studies.services import study_advance_settled, study_follow
 
     study = Study.objects.filter(pk=study_id).first()
     if study is None:
         return False
     try:
-        study_advance(study=study)
+        # Settled: a run finishing during the advance gets its judge now, not never.
+        started = study_advance_settled(study=study)
     except RunError:  # shown on the study's page and by study_run; nothing more to do here
         return False
-    if study_runs_open(study):
+    if started["running"]:
         study_follow(study)
         return True
     return False

@@ -29,11 +29,24 @@ def _celery_worker(python: str, *options: str) -> list[str]:
     ]  # fmt: skip
 
 
-def main() -> int:
+def stand_in_wanted(python: str) -> bool:
+    """Whether endpoints of the database point at the stand-in provider (the demo's do, on any
+    broker): asked of ``manage.py``, so the launcher itself loads no Django."""
+    check = subprocess.run(
+        [python, "manage.py", "serve_stand_in_provider", "--in-use"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    if check.returncode not in (0, 3):
+        print(f"could not tell whether endpoints use the stand-in provider; not starting it:\n"
+              f"{check.stderr.strip()}", file=sys.stderr, flush=True)  # fmt: skip
+    return check.returncode == 0
+
+
+def child_commands(python: str, *, stand_in: bool) -> dict[str, list[str]]:
+    """The command line of every child of ``make run`` (settings from the environment)."""
     host = os.environ.get("STUDIO_HOST", "127.0.0.1")
     port = os.environ.get("STUDIO_PORT", "8000")
     concurrency = os.environ.get("WORKER_CONCURRENCY", str(min(os.cpu_count() or 1, 4)))
-    python = sys.executable
     threads = os.environ.get("MODEL_WORKER_THREADS", "24")
     commands = {
         # gunicorn rather than runserver: it stops at once on SIGINT and drains on SIGTERM,
@@ -70,13 +83,21 @@ def main() -> int:
             for n in range(1, int(os.environ.get("MODEL_WORKERS", "2")) + 1)
         },
     }
-    if not os.environ.get("CELERY_BROKER_URL", "").startswith(("redis://", "rediss://")):
-        # The embedded default also runs the stand-in provider the demo endpoints point at.
+    if stand_in:
+        # The stand-in provider the demo's endpoints point at, whatever the broker.
         commands["stand-in"] = [
             python, "manage.py", "serve_stand_in_provider", "--latency-ms", "300"
         ]  # fmt: skip
     # The embedded default's scheduler: re-enqueues work whose worker died (studio/leases.py).
     commands["sweeper"] = [python, "manage.py", "sweep_leases", "--loop"]
+    return commands
+
+
+def main() -> int:
+    python = sys.executable
+    commands = child_commands(python, stand_in=stand_in_wanted(python))
+    host = os.environ.get("STUDIO_HOST", "127.0.0.1")
+    port = os.environ.get("STUDIO_PORT", "8000")
     print(
         f"Intent Studio on http://{host}:{port}/ (Ctrl-C stops web server and worker)", flush=True
     )

@@ -152,7 +152,8 @@ class Release(Sealed):
 
 
 class ReleaseStep(models.Model):
-    """One step as it stood when the release was frozen (the record format ``release-step/1``)."""
+    """One step as it stood when the release was frozen (a record of ``release-step/2``, or of
+    ``release-step/1`` for a release frozen with it: annotation/releases/formats.py)."""
 
     release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="steps")
     sample_id = models.UUIDField(help_text="The step's uid: stable across releases and instances")
@@ -175,9 +176,7 @@ class ReleaseStep(models.Model):
     procedural_intent = models.TextField(blank=True)
     next_step = models.TextField(blank=True)
     plausible_next_steps = models.JSONField(default=list, blank=True)
-    tags = models.JSONField(
-        default=list, blank=True, help_text="The step's tags when frozen (in a record only if any)"
-    )
+    tags = models.JSONField(default=list, blank=True, help_text="The step's tags when frozen")
 
     objects = ReleaseStepQuerySet.as_manager()
 

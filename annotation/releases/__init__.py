@@ -16,9 +16,17 @@ from annotation.releases.bundle import (
     file_sha256,
     safe_name,
 )
+from annotation.releases.formats import (
+    RELEASE_V1,
+    RELEASE_V2,
+    RecordShape,
+    record_format_register,
+    record_shape,
+)
 from annotation.releases.services import (
     RECORD_FIELDS,
     RECORD_FORMAT,
+    RECORD_FORMATS,
     RECORD_ROW_FIELDS,
     release_correct,
     release_create,
@@ -27,15 +35,20 @@ from annotation.releases.services import (
     release_import,
     release_record,
     release_records,
+    sealed_record_format,
 )
 
 __all__ = [
     "RECORD_FIELDS",
     "RECORD_FORMAT",
+    "RECORD_FORMATS",
     "RECORD_ROW_FIELDS",
+    "RELEASE_V1",
+    "RELEASE_V2",
     "BundleError",
     "BundleHashes",
     "BundleReader",
+    "RecordShape",
     "VerifyReport",
     "bundle_check",
     "bundle_export",
@@ -46,6 +59,8 @@ __all__ = [
     "bundle_zip",
     "bundle_zip_tempfile",
     "file_sha256",
+    "record_format_register",
+    "record_shape",
     "release_correct",
     "release_create",
     "release_export",
@@ -54,4 +69,5 @@ __all__ = [
     "release_record",
     "release_records",
     "safe_name",
+    "sealed_record_format",
 ]

@@ -5,7 +5,8 @@ A bundle is a directory (or a .zip of one) holding these files:
 single-column sample list), ``annotations.jsonl`` (one canonical record per line, in sample-id
 order), ``steps.csv`` (the same records as a table) and ``SHA256SUMS`` (``sha256sum`` format).
 docs/manifests.md gives the exact bytes of each. Nothing here knows what a record means, so
-releases and sampled manifests share it.
+releases and sampled manifests share it: which fields a record holds comes from the record format
+the manifest names (``formats.py``).
 
 A folder built around a bundle (a published benchmark: media, a dataset card, harness tasks) lists
 its other files in the same ``SHA256SUMS``; verifying checks every listed file, and a higher layer
@@ -22,10 +23,11 @@ import shutil
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from annotation.releases.formats import RecordShape, csv_columns, record_shape
 from studio.canonical import FORMAT, RecordStream, canonical_bytes, sha256_hex
 
 MANIFEST = "manifest.json"
@@ -41,15 +43,6 @@ _CHUNK = 1 << 16
 
 class BundleError(Exception):
     """The bundle cannot be written or read as asked; the message says why."""
-
-
-def _utf16_key(key: str) -> bytes:
-    return key.encode("utf-16-be", "surrogatepass")
-
-
-def csv_columns(record: Mapping) -> list[str]:
-    """``sample_id`` first, then the other keys in canonical (RFC 8785) order."""
-    return ["sample_id", *sorted((k for k in record if k != "sample_id"), key=_utf16_key)]
 
 
 def _cell(value) -> str:
@@ -76,6 +69,85 @@ class _CsvLines:
         return self._buffer.getvalue().encode("utf-8")
 
 
+class _Table:
+    """One rendering of the records as ``steps.csv``: its SHA-256, and its bytes in ``sink``
+    when one is given. The header comes with the first row (no record, an empty file)."""
+
+    def __init__(self, columns: list[str], sink=None) -> None:
+        self.columns = columns
+        self.sha256 = hashlib.sha256()
+        self.sink = sink
+        self._lines = _CsvLines()
+        self._started = False
+
+    def _put(self, data: bytes) -> None:
+        self.sha256.update(data)
+        if self.sink is not None:
+            self.sink.write(data)
+
+    def add(self, record: Mapping) -> None:
+        if not self._started:
+            self._started = True
+            self._put(self._lines.line(self.columns))
+        self._put(self._lines.line([_cell(record.get(c)) for c in self.columns]))
+
+
+class _Tables:
+    """``steps.csv`` of a stream of records, checked against their format as they pass.
+
+    A format whose records all hold the same fields has one table. A first version whose records
+    hold an optional field only when it is not empty (``formats.py``) has one table per set of
+    optional columns, rendered side by side; the one whose optional columns are the optional
+    fields the records held is the bundle's (so a release frozen before tags keeps the bytes
+    of its ``steps.csv``, and any with tags has the column). A format nobody registered: every
+    record has the fields of the first one."""
+
+    def __init__(self, shape: RecordShape | None, open_sink=None) -> None:
+        self.shape = shape
+        self.open_sink = open_sink  # (index) -> a binary file, when the tables are written
+        self.tables: dict[frozenset, _Table] | None = None
+        self.fields: set[str] | None = None
+        self.seen: set[str] = set()
+
+    def _start(self, record: Mapping) -> None:
+        if self.shape is None:
+            self.fields = set(record)
+            sets = {frozenset(): csv_columns(record)}
+        else:
+            sets = {s: self.shape.columns(s) for s in self.shape.column_sets()}
+        self.tables = {
+            key: _Table(columns, self.open_sink(i) if self.open_sink else None)
+            for i, (key, columns) in enumerate(sets.items())
+        }
+
+    def add(self, record: Mapping) -> str | None:
+        """Render ``record``; the reason it does not fit its format, if it does not."""
+        if self.tables is None:
+            self._start(record)
+        if self.shape is None:
+            if set(record) != self.fields:
+                return "fields differ from line 1"
+        else:
+            problem = self.shape.problem(record)
+            if problem:
+                return problem
+            self.seen.update(k for k in self.shape.optional if k in record)
+        for table in self.tables.values():
+            table.add(record)
+        return None
+
+    def chosen(self) -> tuple[int, _Table] | None:
+        """(index, table) of the bundle's table; None when there was no record."""
+        if self.tables is None:
+            return None
+        key = frozenset() if self.shape is None else frozenset(self.seen)
+        return next((i, t) for i, (k, t) in enumerate(self.tables.items()) if k == key)
+
+    def sha256(self) -> str:
+        found = self.chosen()
+        return found[1].sha256.hexdigest() if found else hashlib.sha256().hexdigest()
+
+
 @dataclass
 class BundleHashes:
     sample_count: int
@@ -100,27 +172,32 @@ def bundle_write(*, path: Path, manifest: Mapping, records: Iterable[Mapping]) -
     try:
         stream = RecordStream()
         sums = {name: hashlib.sha256() for name in HASHED_FILES}
-        table = _CsvLines()
-        columns: list[str] | None = None
-        with (
-            open(work / SAMPLES, "wb") as samples_file,
-            open(work / RECORDS, "wb") as records_file,
-            open(work / TABLE, "wb") as table_file,
-        ):
-            for record in records:
+        with ExitStack() as files:
+            samples_file = files.enter_context(open(work / SAMPLES, "wb"))
+            records_file = files.enter_context(open(work / RECORDS, "wb"))
+            tables = _Tables(
+                record_shape(manifest.get("record_format")),
+                lambda i: files.enter_context(open(work / f".{TABLE}.{i}", "wb")),
+            )
+            for number, record in enumerate(records, 1):
                 sample_line, record_line = stream.add(record)
-                if columns is None:
-                    columns = csv_columns(record)
-                    header = table.line(columns)
-                    table_file.write(header)
-                    sums[TABLE].update(header)
-                row = table.line([_cell(record[c]) for c in columns])
+                problem = tables.add(record)
+                if problem:
+                    raise BundleError(f"record {number} ({record['sample_id']}): {problem}")
                 samples_file.write(sample_line)
                 records_file.write(record_line)
-                table_file.write(row)
                 sums[SAMPLES].update(sample_line)
                 sums[RECORDS].update(record_line)
-                sums[TABLE].update(row)
+        # The table of the columns the records called for becomes steps.csv (see _Tables).
+        chosen = tables.chosen()
+        for table in work.glob(f".{TABLE}.*"):
+            if chosen is not None and table.name == f".{TABLE}.{chosen[0]}":
+                table.rename(work / TABLE)
+            else:
+                table.unlink()
+        if chosen is None:
+            (work / TABLE).write_bytes(b"")
+        sums[TABLE] = chosen[1].sha256 if chosen is not None else hashlib.sha256()
         expected = {
             "sample_count": manifest.get("sample_count"),
             "sample_list_sha256": manifest.get("sample_list_sha256"),
@@ -359,9 +436,7 @@ def bundle_verify(path: Path) -> VerifyReport:
 
         if RECORDS in present:
             stream = RecordStream()
-            table_sum = hashlib.sha256()
-            table = _CsvLines()
-            columns = None
+            tables = _Tables(record_shape((manifest or {}).get("record_format")))
             with reader.open(RECORDS) as handle:
                 for number, line in enumerate(handle, 1):
                     try:
@@ -375,13 +450,10 @@ def bundle_verify(path: Path) -> VerifyReport:
                     if canonical_line != line:
                         problems.append(f"{RECORDS} line {number}: not in canonical form")
                         break
-                    if columns is None:
-                        columns = csv_columns(record)
-                        table_sum.update(table.line(columns))
-                    elif set(record) != set(columns):
-                        problems.append(f"{RECORDS} line {number}: fields differ from line 1")
+                    problem = tables.add(record)
+                    if problem:
+                        problems.append(f"{RECORDS} line {number}: {problem}")
                         break
-                    table_sum.update(table.line([_cell(record[c]) for c in columns]))
                 else:
                     report.sample_count = stream.count
                     report.sample_list_sha256 = stream.sample_list_sha256
@@ -391,7 +463,7 @@ def bundle_verify(path: Path) -> VerifyReport:
                             f"{SAMPLES}: SHA-256 is {actual[SAMPLES]}, the sample ids of "
                             f"{RECORDS} give {stream.sample_list_sha256}"
                         )
-                    if TABLE in actual and actual[TABLE] != table_sum.hexdigest():
+                    if TABLE in actual and actual[TABLE] != tables.sha256():
                         problems.append(f"{TABLE}: does not match the records of {RECORDS}")
                     if manifest is not None:
                         for key, value in (

@@ -22,30 +22,18 @@ from annotation.releases.bundle import (
     bundle_records,
     bundle_verify,
 )
+from annotation.releases.formats import RELEASE_FIELDS, RELEASE_V1, RELEASE_V2, RecordShape
 from annotation.services import label_missing
 from annotation.tags import clean_tags
 from media.models import SourceVideo
 from studio.canonical import FORMAT, RecordStream, build_manifest, canonical_bytes, sha256_hex
 from studio.services import now
 
-RECORD_FORMAT = "release-step/1"
-RECORD_FIELDS = (
-    "sample_id",
-    "scene",
-    "video_sha256",
-    "position",
-    "start_us",
-    "cutoff_us",
-    "outcome_us",
-    "end_us",
-    "local_intent",
-    "procedural_intent",
-    "next_step",
-    "plausible_next_steps",
-)
-# A record carries "tags" only when the step has some, so the records (and every hash) of steps
-# without tags are those of before tags existed.
-OPTIONAL_FIELDS = ("tags",)
+# Releases are frozen with the second version (every record carries "tags"); releases frozen
+# with the first keep it, so their records, bytes and hashes never change (formats.py).
+RECORD_FORMAT = RELEASE_V2.name
+RECORD_FORMATS = {shape.name: shape for shape in (RELEASE_V1, RELEASE_V2)}
+RECORD_FIELDS = RELEASE_FIELDS
 # Columns of ReleaseStep in RECORD_FIELDS order (scene is stored as scene_slug), then the tags.
 _ROW_FIELDS = ("sample_id", "scene_slug", *RECORD_FIELDS[2:], "tags")
 RECORD_ROW_FIELDS = _ROW_FIELDS
@@ -54,24 +42,32 @@ _INT_FIELDS = ("position", "start_us", "cutoff_us", "outcome_us", "end_us")
 BATCH = 2000
 
 
-def release_record(row: tuple) -> dict:
-    """A ``release-step/1`` record from a row of ``RECORD_ROW_FIELDS`` (ReleaseStep columns)."""
+def release_record(row: tuple, *, shape: RecordShape = RELEASE_V2) -> dict:
+    """A record of ``shape`` (a release-step format) from a row of ``RECORD_ROW_FIELDS``."""
     *values, tags = row
     record = dict(zip(RECORD_FIELDS, values, strict=True))
     record["sample_id"] = str(record["sample_id"])
     record["plausible_next_steps"] = list(record["plausible_next_steps"])
-    if tags:
+    if tags or "tags" in shape.fields:
         record["tags"] = list(tags)
     return record
 
 
-def release_records(*, release: Release) -> Iterator[dict]:
-    """The records of a release (format ``release-step/1``) in canonical order."""
+def sealed_record_format(sealed, current: str) -> str:
+    """The record format ``sealed`` (a release or manifest) was frozen with; ``current`` while
+    it is being frozen."""
+    return sealed.manifest.get("record_format", current) if sealed.is_frozen else current
+
+
+def release_records(*, release: Release, record_format: str | None = None) -> Iterator[dict]:
+    """The records of a release in canonical order, in the format it was frozen with (or
+    ``record_format``)."""
+    shape = RECORD_FORMATS[record_format or sealed_record_format(release, RECORD_FORMAT)]
     rows = (
         ReleaseStep.objects.filter(release=release).order_by("sample_id").values_list(*_ROW_FIELDS)
     )
     for row in rows.iterator(chunk_size=BATCH):
-        yield release_record(row)
+        yield release_record(row, shape=shape)
 
 
 def _check_name(name: str) -> None:
@@ -94,7 +90,7 @@ def _diff(parent: Release, child: Release) -> dict:
             added.append(b["sample_id"])
             b = next(new, None)
         else:
-            fields = [k for k in (*RECORD_FIELDS, *OPTIONAL_FIELDS) if a.get(k, []) != b.get(k, [])]
+            fields = [k for k in (*RECORD_FIELDS, "tags") if a.get(k, []) != b.get(k, [])]
             if fields:
                 changed.append({"sample_id": a["sample_id"], "fields": fields})
             a, b = next(old, None), next(new, None)
@@ -258,17 +254,18 @@ def release_export(*, release: Release, path: Path, as_zip: bool = False) -> Pat
     )  # fmt: skip
 
 
-def _check_record(number: int, record: dict) -> None:
-    if set(record) - set(OPTIONAL_FIELDS) != set(RECORD_FIELDS):
-        raise ValidationError(f"{RECORDS} line {number}: fields are not those of {RECORD_FORMAT}.")
+def _check_record(number: int, record: dict, shape: RecordShape) -> None:
+    problem = shape.problem(record)
+    if problem:
+        raise ValidationError(f"{RECORDS} line {number}: {problem}.")
     if "tags" in record:
         try:
             tags = clean_tags(record["tags"])
         except ValidationError as exc:
             raise ValidationError(f"{RECORDS} line {number}: {' '.join(exc.messages)}") from None
-        if not tags or tags != record["tags"]:
+        if tags != record["tags"]:
             raise ValidationError(
-                f"{RECORDS} line {number}: tags must be a non-empty sorted list of unique tags."
+                f"{RECORDS} line {number}: tags must be a sorted list of unique tags."
             )
     try:
         uuid.UUID(record["sample_id"])
@@ -304,10 +301,16 @@ def release_import(*, path: Path, author=None) -> Release:
     if not report.ok:
         raise ValidationError(["The bundle does not verify:", *report.problems])
     manifest = report.manifest
-    if manifest.get("kind") != "release" or manifest.get("record_format") != RECORD_FORMAT:
+    if manifest.get("kind") != "release":
         raise ValidationError(
             f"This bundle holds a {manifest.get('kind')} manifest; only releases can be imported."
         )
+    if manifest.get("record_format") not in RECORD_FORMATS:
+        raise ValidationError(
+            f"This release's records are {manifest.get('record_format')!r}; this version reads "
+            f"{' and '.join(RECORD_FORMATS)}."
+        )
+    shape = RECORD_FORMATS[manifest["record_format"]]
     existing = Release.objects.filter(manifest_sha256=report.manifest_sha256).first()
     if existing is not None:
         return existing
@@ -345,7 +348,7 @@ def release_import(*, path: Path, author=None) -> Release:
 
     batch: list[dict] = []
     for number, record in enumerate(bundle_records(path), 1):
-        _check_record(number, record)
+        _check_record(number, record, shape)
         batch.append(record)
         if len(batch) >= BATCH:
             flush(batch)
@@ -355,7 +358,7 @@ def release_import(*, path: Path, author=None) -> Release:
 
     # Re-hash what the database now holds: it must give the exported hashes exactly.
     stream = RecordStream()
-    for record in release_records(release=release):
+    for record in release_records(release=release, record_format=shape.name):
         stream.add(record)
     if (stream.sample_list_sha256, stream.records_sha256) != (
         manifest["sample_list_sha256"],

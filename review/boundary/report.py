@@ -17,7 +17,10 @@ adjudicator's valid/invalid; unresolved never counts as valid); statistics come 
   the official valid items (table 32's shape);
 - ``sets``: the sizes the paper keeps apart — ``audited``, ``official_valid``,
   ``four_way_valid``; ``four_way_valid_complete_predictions`` is a property of a study's runs
-  and is given by the boundary study's report (``null`` here).
+  and is given by the boundary study's report (``null`` here);
+- ``four_way_valid_set``: the four-way valid steps themselves (``sample_ids``, sorted) and the
+  SHA-256 of their canonical sample list: the set the boundary study filters windows on
+  (``reporting`` adds the manifest that froze them).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from review.audit.report import number, rate, wilson
 from review.audit.resolution import NEEDS_ADJUDICATION, RESOLVED, resolve_counts
 from review.boundary.windows import INVALID, LABELS, UNCERTAIN, VALID, WINDOWS
 from scoring.stats import fleiss_kappa, raw_agreement
+from studio.canonical import sample_list_sha256
 
 
 @dataclass
@@ -79,6 +83,12 @@ def four_way(outcomes: Mapping) -> str:
     if any(o is None or (o.state == RESOLVED and o.label == INVALID) for o in outcomes.values()):
         return INVALID
     return "unresolved"
+
+
+def four_way_valid_ids(items: Sequence[BoundaryItem], verdicts: Sequence[str]) -> list[str]:
+    """The sample ids of the four-way valid items, sorted (``verdicts`` from ``four_way``)."""
+    pairs = zip(items, verdicts, strict=True)
+    return sorted(item.key for item, verdict in pairs if verdict == VALID)
 
 
 def boundary_report(
@@ -134,6 +144,7 @@ def boundary_report(
             }
         )
     verdicts = [four_way(found) for found in outcomes]
+    valid_ids = four_way_valid_ids(items, verdicts)
     official_ok = [bool(found["official"] and found["official"].is_valid) for found in outcomes]
     four_valid = verdicts.count(VALID)
     four_invalid = verdicts.count(INVALID)
@@ -173,6 +184,10 @@ def boundary_report(
             "four_way_valid": four_valid,
             "four_way_valid_complete_predictions": None,
         },
+        "four_way_valid_set": {
+            "sample_ids": valid_ids,
+            "sample_list_sha256": sample_list_sha256(valid_ids),
+        },
     }
 
 
@@ -182,7 +197,9 @@ CSV_COLUMNS = ["section", "key", "name", "n", "valid", "invalid", "unresolved", 
 
 
 def report_csv(report: dict) -> str:
-    """One table with a ``section`` column (window, four_way, duration_bin, set)."""
+    """One table with a ``section`` column (window, four_way, duration_bin, set, then the
+    four-way valid set: one ``four_way_valid_set`` row naming the manifest that froze the steps,
+    key its SHA-256 and n their number, and one ``four_way_valid_step`` row per step uid)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
@@ -205,4 +222,12 @@ def report_csv(report: dict) -> str:
                          b["official_valid"]])  # fmt: skip
     for key, value in report["sets"].items():
         writer.writerow(["set", key, "", blank(value), "", "", "", "", "", "", "", "", ""])
+    members = report["four_way_valid_set"]
+    manifest = members.get("manifest") or {}
+    name = manifest.get("name", "")
+    writer.writerow(["four_way_valid_set", manifest.get("manifest_sha256", ""), name,
+                     len(members["sample_ids"]), "", "", "", "", "", "", "", "", ""])  # fmt: skip
+    for sample_id in members["sample_ids"]:
+        writer.writerow(["four_way_valid_step", sample_id, name, "", "", "", "", "", "", "", "",
+                         "", ""])  # fmt: skip
     return out.getvalue()

@@ -7,8 +7,14 @@ from __future__ import annotations
 from review.audit.decisions import campaign_records
 from review.audit.reporting import design
 from review.boundary.kind import KIND, SCHEME
-from review.boundary.report import BoundaryItem, boundary_report, four_way, item_outcomes
-from review.boundary.windows import VALID, WINDOW_NAMES
+from review.boundary.report import (
+    BoundaryItem,
+    boundary_report,
+    four_way,
+    four_way_valid_ids,
+    item_outcomes,
+)
+from review.boundary.windows import WINDOW_NAMES
 from review.manifests.sampling import bin_labels
 
 
@@ -63,12 +69,15 @@ def campaign_report(campaign) -> dict:
             "manifest_sha256": manifest.manifest_sha256,
         },
     }
-    return boundary_report(
+    report = boundary_report(
         report_items(campaign),
         required=campaign.per_item,
         header=header,
         bin_labels=bin_labels(edges),
     )
+    # The steps are the manifest's samples: name the manifest that froze them beside them.
+    report["four_way_valid_set"] = {"manifest": header["manifest"], **report["four_way_valid_set"]}
+    return report
 
 
 def boundary_campaign_for(manifest):
@@ -85,15 +94,15 @@ def four_way_valid_set(campaign) -> dict:
     """What a study filters on: ``{"campaign", "state", "valid": [sample ids], "sets": {…}}``
     (``valid`` sorted; the sets as in the report)."""
     items = report_items(campaign)
-    valid, official = [], 0
+    verdicts, official = [], 0
     for item in items:
         outcomes = item_outcomes(item, campaign.per_item)
         official += bool(outcomes["official"] and outcomes["official"].is_valid)
-        if four_way(outcomes) == VALID:
-            valid.append(item.key)
+        verdicts.append(four_way(outcomes))
+    valid = four_way_valid_ids(items, verdicts)
     return {
         "campaign": campaign.name,
         "state": campaign.state,
-        "valid": sorted(valid),
+        "valid": valid,
         "sets": {"audited": len(items), "official_valid": official, "four_way_valid": len(valid)},
     }

@@ -24,8 +24,8 @@ def campaign_triplets(*, campaign) -> list[dict]:
 
 
 def campaign_ratings(*, campaign) -> list[dict]:
-    """The current (not superseded) ratings: rater username, step uid, run, slot, the three
-    scores and the reason code, ordered by step, run, rater."""
+    """The current (not superseded) ratings: rater username and user id, step uid, run, slot,
+    the three scores and the reason code, ordered by step, run, rater."""
     runs = {
         (str(sid), slot): run
         for sid, slot, run in JudgeTriplet.objects.filter(manifest=campaign.manifest).values_list(
@@ -43,6 +43,7 @@ def campaign_ratings(*, campaign) -> list[dict]:
         out.append(
             {
                 "rater": username,
+                "rater_id": person_id,
                 "step": str(sample_id),
                 "run": runs.get((str(sample_id), slot), ""),
                 "slot": slot,

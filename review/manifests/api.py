@@ -270,7 +270,12 @@ class ManifestOutput(serializers.Serializer):
     kind = serializers.CharField()
     method = serializers.CharField()
     seed = serializers.IntegerField()
-    release = serializers.CharField(source="release.name")
+    release = serializers.CharField(
+        source="release.name",
+        allow_null=True,
+        help_text="The release it was drawn from; null for a QA-review manifest, whose QA group "
+        "set the manifest names (manifest.release)",
+    )
     design = serializers.IntegerField(source="design_id", allow_null=True)
     sample_count = serializers.IntegerField()
     sample_list_sha256 = serializers.CharField()

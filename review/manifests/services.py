@@ -13,11 +13,16 @@ from django.db import transaction
 from annotation.models import Release, ReleaseStep
 from annotation.releases import (
     RECORD_ROW_FIELDS,
+    RELEASE_V1,
+    RELEASE_V2,
     BundleError,
+    RecordShape,
     bundle_export,
     bundle_zip_tempfile,
+    record_format_register,
     release_record,
     release_records,
+    sealed_record_format,
 )
 from review.manifests.models import Manifest, ManifestSample, SampleDesign
 from review.manifests.sampling import Candidate, Infeasible, parse_design, preview, select
@@ -25,7 +30,16 @@ from studio.canonical import MAX_SAFE_INTEGER, RecordStream, build_manifest, can
 from studio.canonical import sha256_hex as _sha256_hex
 from studio.services import now
 
-RECORD_FORMAT = "subset-step/1"
+# A sampled step's record: the release record of the same version plus its duration bin and
+# group. Manifests frozen with the first version keep it (annotation/releases/formats.py).
+SUBSET_V1, SUBSET_V2 = (
+    record_format_register(
+        RecordShape(name, (*base.fields, "duration_bin", "group"), optional=base.optional)
+    )
+    for name, base in (("subset-step/1", RELEASE_V1), ("subset-step/2", RELEASE_V2))
+)
+_RELEASE_SHAPE = {SUBSET_V1.name: RELEASE_V1, SUBSET_V2.name: RELEASE_V2}
+RECORD_FORMAT = SUBSET_V2.name
 _ROW_FIELDS = RECORD_ROW_FIELDS
 BATCH = 2000
 # The .zip bundle of a manifest that is not drawn from a release, by manifest kind: the package
@@ -139,16 +153,19 @@ def design_preview(*, design: SampleDesign) -> dict:
     return preview(parsed, candidates, selection)
 
 
-def manifest_records(*, manifest: Manifest) -> Iterator[dict]:
-    """Records of a manifest (format ``subset-step/1``): the release record plus its duration bin
-    and group, in canonical order."""
+def manifest_records(*, manifest: Manifest, record_format: str | None = None) -> Iterator[dict]:
+    """Records of a manifest in the format it was frozen with (``subset-step/2`` now, or
+    ``record_format``): the release record plus its duration bin and group, in canonical
+    order."""
+    record_format = record_format or sealed_record_format(manifest, RECORD_FORMAT)
+    release_shape = _RELEASE_SHAPE[record_format]
     rows = (
         ManifestSample.objects.filter(manifest=manifest)
         .order_by("sample_id")
         .values_list(*(f"release_step__{f}" for f in _ROW_FIELDS), "duration_bin", "group")
     )
     for *values, duration_bin, group in rows.iterator(chunk_size=BATCH):
-        record = release_record(tuple(values))  # "tags" only when the step has some
+        record = release_record(tuple(values), shape=release_shape)
         record["duration_bin"] = duration_bin
         record["group"] = group or None
         yield record
@@ -199,10 +216,18 @@ def manifest_freeze_selection(
     groups: Mapping[str, str] | None = None,
     author,
     design: SampleDesign | None = None,
+    record_format: str = RECORD_FORMAT,
 ) -> Manifest:
     """Write and seal a manifest of chosen samples (the common end of every design's freeze;
     call it inside a transaction after checking the name). ``params`` is the complete design
-    as the manifest records it (integers, text, lists, objects; never floats)."""
+    as the manifest records it (integers, text, lists, objects; never floats).
+    ``record_format`` is for a manifest made again from a copy frozen elsewhere with a first
+    version (an import); every freeze here takes the current one."""
+    if record_format not in _RELEASE_SHAPE:
+        raise ValidationError(
+            f"Records of {record_format!r} are not a manifest's; this version reads "
+            f"{' and '.join(_RELEASE_SHAPE)}."
+        )
     groups = groups or {}
     manifest = Manifest.objects.create(
         name=name,
@@ -234,12 +259,12 @@ def manifest_freeze_selection(
         ManifestSample.objects.bulk_create(batch)
 
     stream = RecordStream()
-    for record in manifest_records(manifest=manifest):
+    for record in manifest_records(manifest=manifest, record_format=record_format):
         stream.add(record)
     header = build_manifest(
         kind=kind,
         name=name,
-        record_format=RECORD_FORMAT,
+        record_format=record_format,
         stream=stream,
         method=method,
         seed=seed,

@@ -86,8 +86,10 @@ def judge_start(
     condition: str = "official",
     user=None,
     retry_failed: bool = False,
+    resume: bool = True,
 ) -> Run:
-    """Start judge run ``name`` (or resume it when it exists with the same parameters).
+    """Start judge run ``name`` (or resume it when it exists with the same parameters; without
+    ``resume``, an existing run is returned as it is: no item reopened, no call).
 
     ``campaign``: a human-baseline campaign whose answers the reference judge scores instead of
     runs (``subjects_from_campaign``)."""
@@ -106,7 +108,7 @@ def judge_start(
             differences.append("it judges another campaign")
         if differences:
             raise RunError(f"run {name} exists with other parameters: {'; '.join(differences)}")
-        return run_resume(run=existing, retry_failed=retry_failed)
+        return run_resume(run=existing, retry_failed=retry_failed) if resume else existing
     try:
         if campaign is not None:
             if kind != RunKind.REFERENCE or runs or qa_file is not None:

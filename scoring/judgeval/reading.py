@@ -48,7 +48,10 @@ def judge_scores(*, triplets: list[dict], judges=None) -> dict[str, dict[tuple[s
 def campaign_report(*, campaign, judges=None, n_resamples: int = 2000, seed: int = 0) -> dict:
     triplets = campaign_triplets(campaign=campaign)
     humans: dict[tuple[str, str], dict] = {}
-    for r in campaign_ratings(campaign=campaign):
+    ratings = campaign_ratings(campaign=campaign)
+    # The report's rater columns follow the raters' ids (docs/judge-validation.md), not names.
+    rater_order = [name for _, name in sorted({(r["rater_id"], r["rater"]) for r in ratings})]
+    for r in ratings:
         if None not in (r["local"], r["procedural"], r["next"]):
             humans.setdefault((r["step"], r["run"]), {})[r["rater"]] = (
                 r["local"],
@@ -86,6 +89,7 @@ def campaign_report(*, campaign, judges=None, n_resamples: int = 2000, seed: int
     return judgeval_report(
         rated,
         raters_per_triplet=campaign.per_item,
+        rater_order=rater_order,
         judges=names,
         n_resamples=n_resamples,
         seed=seed,

@@ -218,19 +218,26 @@ def judgeval_report(
     n_resamples: int = 2000,
     seed: int = 0,
     header: Mapping | None = None,
+    rater_order: Sequence[str] | None = None,
 ) -> dict:
+    """The report of ``triplets``. ``rater_order`` lists the raters in rater-id order (the
+    campaign's people by user id; names sort otherwise): column j of a triplet's ratings is its
+    j-th rater in that order, which ICC(2,k), its interval and the leave-one-out figures depend
+    on when raters differ across triplets. Without it, raters are taken in sorted order."""
     k = raters_per_triplet
     rows = sorted((t for t in triplets if len(t.humans) == k), key=lambda t: (t.sample_id, t.model))
-    raters = sorted({r for t in rows for r in t.humans})
+    rank = {r: i for i, r in enumerate(rater_order or ())}
+    raters = sorted({r for t in rows for r in t.humans}, key=lambda r: (rank.get(r, len(rank)), r))
+    position = {r: i for i, r in enumerate(raters)}
     n = len(rows)
     matrix = np.zeros((n, k, 4))
     by_rater = np.full((len(raters), n, 4), np.nan)
     for i, t in enumerate(rows):
-        ordered = sorted(t.humans)
+        ordered = sorted(t.humans, key=position.__getitem__)
         for j, rater in enumerate(ordered):
             scores = _with_overall(np.asarray(t.humans[rater], dtype=float))
             matrix[i, j] = scores
-            by_rater[raters.index(rater), i] = scores
+            by_rater[position[rater], i] = scores
     human = matrix.mean(axis=1) if n else np.zeros((0, 4))
     return {
         **dict(header or {}),

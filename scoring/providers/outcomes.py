@@ -57,9 +57,12 @@ def classify_status(status: int, body: str) -> Verdict:
     if status == 400:
         code, kind, message = _error_fields(body)
         if code in REFUSAL_CODES or kind in REFUSAL_CODES or _FILTER_WORDS.search(message):
-            return Verdict(
-                "refusal", f"HTTP 400 {code or kind or 'content filter'}: {message[:200]}"
-            )
+            # Named by the refusal code the provider sent, else by its own code unless that only
+            # repeats the status ("HTTP 400 400"), else as what the message says it is.
+            refusal = [x for x in (code, kind) if x in REFUSAL_CODES]
+            own = [code] if code and code != str(status) else []
+            name = (refusal or own or ["content filter"])[0]
+            return Verdict("refusal", f"HTTP 400 {name}: {message[:200]}")
         if _MEDIA_WORDS.search(message) or "invalid_image" in code or "invalid_video" in code:
             return Verdict("refusal", f"HTTP 400, media rejected: {message[:200]}")
         return Verdict("api_error", f"HTTP 400: {message[:200]}")

@@ -10,6 +10,12 @@ packages' call data (the JSON document in the user message): ``reference`` + ``c
 (reference judge), ``candidates`` alone (video judge), ``items`` (blind rater), ``question``
 (QA judge), anything else (prediction).
 
+It answers as OpenAI-compatible servers do where clients depend on it: a model whose name does
+not start with ``stand-in`` gets 404 ``model_not_found``; ``"stream": true`` gets the reply as
+server-sent events, chunks of the chat completions API (``chat.completion.chunk``, the content
+in ``delta`` pieces, the finish reason in the last chunk, the usage in a chunk of its own when
+``stream_options.include_usage`` asks for it, then ``data: [DONE]``); errors are never streamed.
+
 Scripted behaviour for tests, through its control API (JSON):
 - ``POST /_stand_in/rules`` ``{"rules": [{"model": ..., "contains": ..., "times": N,
   "action": {...}}]}``: the next matching requests (model name equal, body containing the text,
@@ -37,7 +43,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 STAND_IN_MODELS = ("stand-in-vision", "stand-in-judge")
+MODEL_PREFIX = "stand-in"  # every name it answers to starts with it (a second stand-in: ...-b)
 KEPT_BODIES = 50
+STREAM_PIECE = 24  # characters of the reply per streamed chunk
 _WORD = re.compile(r"[a-z0-9]+")
 _VERBS = ("pick up", "put down", "open", "close", "wipe", "carry", "turn", "fill", "pour", "move")
 _OBJECTS = (
@@ -274,6 +282,14 @@ class StandIn:
             }
 
 
+def _usage(content: str, prompt_bytes: int) -> dict:
+    return {
+        "prompt_tokens": prompt_bytes // 4,
+        "completion_tokens": max(1, len(content) // 4),
+        "total_tokens": prompt_bytes // 4 + max(1, len(content) // 4),
+    }
+
+
 def _completion(model: str, content: str, finish_reason: str, prompt_bytes: int) -> dict:
     return {
         "id": f"stand-in-{hashlib.sha256(content.encode()).hexdigest()[:12]}",
@@ -287,12 +303,29 @@ def _completion(model: str, content: str, finish_reason: str, prompt_bytes: int)
                 "finish_reason": finish_reason,
             }
         ],
-        "usage": {
-            "prompt_tokens": prompt_bytes // 4,
-            "completion_tokens": max(1, len(content) // 4),
-            "total_tokens": prompt_bytes // 4 + max(1, len(content) // 4),
-        },
+        "usage": _usage(content, prompt_bytes),
     }
+
+
+def completion_chunks(completion: dict, *, include_usage: bool = False) -> list[dict]:
+    """``completion`` as the chunks a streamed reply sends: the role, the content in pieces,
+    the finish reason (with an empty delta), and the usage alone when asked for."""
+    choice = completion["choices"][0]
+    content = choice["message"]["content"] or ""
+    head = {k: completion[k] for k in ("id", "created", "model")} | {
+        "object": "chat.completion.chunk"
+    }
+
+    def chunk(delta: dict, finish=None) -> dict:
+        return head | {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    pieces = [content[i : i + STREAM_PIECE] for i in range(0, len(content), STREAM_PIECE)]
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    chunks += [chunk({"content": piece}) for piece in pieces]
+    chunks.append(chunk({}, choice["finish_reason"]))
+    if include_usage:
+        chunks.append(head | {"choices": [], "usage": completion["usage"]})
+    return chunks
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -316,6 +349,21 @@ class _Handler(BaseHTTPRequestHandler):
         self._headers_buffer.append(b"\r\n")
         self._headers_buffer.append(data)
         self.flush_headers()  # headers and body in one send
+
+    def _stream(self, chunks: list[dict]) -> None:
+        """Server-sent events, one ``data:`` event per chunk and ``data: [DONE]``, sent with
+        chunked transfer encoding (the connection stays open for the next request)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        events = [f"data: {json.dumps(c)}\n\n".encode() for c in chunks]
+        for event in [*events, b"data: [DONE]\n\n"]:
+            self.wfile.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
 
     def _body(self) -> bytes:
         length = int(self.headers.get("Content-Length") or 0)
@@ -353,10 +401,11 @@ class _Handler(BaseHTTPRequestHandler):
         text = raw.decode("utf-8", "replace")
         try:
             body = json.loads(text)
+            if not isinstance(body, dict):
+                raise ValueError("not an object")
         except ValueError:
-            return self._send(
-                400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}}
-            )
+            error = {"message": "body is not a JSON object", "type": "invalid_request_error"}
+            return self._send(400, {"error": error})
         action, entry = self.state.enter(text, body, "Authorization" in self.headers)
         status = 500  # if no answer could be made
         try:
@@ -365,6 +414,10 @@ class _Handler(BaseHTTPRequestHandler):
             # Out of flight before the answer is written: a client that got it may send its
             # next request at once, and must not find this one still counted.
             self.state.leave(entry, status)
+        if status == 200 and body.get("stream") is True:
+            options = body.get("stream_options") or {}
+            include_usage = isinstance(options, dict) and options.get("include_usage") is True
+            return self._stream(completion_chunks(payload, include_usage=include_usage))
         self._send(status, payload, headers)
 
     def _complete(self, body: dict, action: dict, size: int) -> tuple[int, dict, dict | None]:
@@ -375,6 +428,24 @@ class _Handler(BaseHTTPRequestHandler):
         if latency:
             time.sleep(latency / 1000)
         model = str(body.get("model") or "")
+        if not model.startswith(MODEL_PREFIX):
+            error = {
+                "message": f"The model '{model}' does not exist here: the stand-in provider "
+                f"answers to model names starting with '{MODEL_PREFIX}'.",
+                "type": "invalid_request_error",
+                "param": "model",
+                "code": "model_not_found",
+            }
+            return 404, {"error": error}, None
+        stream = body.get("stream", False)
+        if stream not in (True, False, None):
+            error = {
+                "message": "'stream' must be true or false.",
+                "type": "invalid_request_error",
+                "param": "stream",
+                "code": None,
+            }
+            return 400, {"error": error}, None
         if action.get("echo_authorization"):
             quoted = self.headers.get("Authorization", "")
             message = f"Incorrect API key provided: {quoted}"

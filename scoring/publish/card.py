@@ -21,6 +21,7 @@ from scoring.publish.layout import (
     ROWS_JSONL,
     ROWS_PARQUET,
     SPLIT,
+    TAGS_WHEN_SET,
 )
 
 CONFIGS = (("default", ROWS_PARQUET),)
@@ -62,6 +63,7 @@ def card_text(*, described: dict, columns: list[tuple[str, str]], media: dict) -
     name, kind = described["name"], described["kind"]
     title = f"{name} (Intent Studio {kind})"
     record_fields = described["record_fields"]
+    tags_when_set = described["record_format"] in TAGS_WHEN_SET
     lines = card_yaml(title=title, columns=columns)
     lines += [
         "",
@@ -112,7 +114,7 @@ def card_text(*, described: dict, columns: list[tuple[str, str]], media: dict) -
     for column, kind in columns:
         if column.startswith(MEDIA_PREFIX):
             what = "SHA-256 of the media" if column.endswith("_sha256") else "media path(s)"
-        elif column == "tags":
+        elif column == "tags" and described["record_format"] in TAGS_WHEN_SET:
             what = "record field when not empty"
         else:
             what = "record field"
@@ -121,8 +123,9 @@ def card_text(*, described: dict, columns: list[tuple[str, str]], media: dict) -
         "",
         "## Checking the hashes",
         "",
-        f"The record of a row is its columns that do not start with `{MEDIA_PREFIX}`, without"
-        " `tags` when it is empty. One canonical record per line (RFC 8785: sorted keys, no"
+        f"The record of a row is its columns that do not start with `{MEDIA_PREFIX}`"
+        + (", without `tags` when it is empty" if tags_when_set else "")
+        + ". One canonical record per line (RFC 8785: sorted keys, no"
         " spaces, UTF-8) is `annotations.jsonl`, whose SHA-256 the manifest names; the manifest's"
         " own SHA-256 is that of `manifest.json`. With nothing but the rows and `manifest.json`:",
         "",
@@ -142,8 +145,11 @@ def card_text(*, described: dict, columns: list[tuple[str, str]], media: dict) -
         "records = []",
         "for row in rows:",
         '    record = {k: v for k, v in row.items() if not k.startswith("media_")}',
-        '    if not record.get("tags"):',
-        '        record.pop("tags", None)',
+        *(
+            ['    if not record.get("tags"):', '        record.pop("tags", None)']
+            if tags_when_set
+            else []
+        ),
         "    records.append(record)",
         'ids = [r["sample_id"] for r in records]',
         'sample_list_sha256 = sha("".join(i + "\\n" for i in sorted(ids)).encode())',

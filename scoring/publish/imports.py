@@ -90,6 +90,7 @@ def _manifest_import(*, header: dict, reader: BundleReader, release: Release, au
         bins=bins,
         groups=groups,
         author=author,
+        record_format=header["record_format"],
     )
 
 

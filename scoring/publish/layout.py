@@ -2,11 +2,12 @@
 
 Pure definitions, no Django: the writer, the verifier and the importer read the same names.
 
-A row is the set's own record (``release-step/1`` or ``subset-step/1``: docs/manifests.md) plus
-media columns, which all start with ``media_``; ``tags`` is always a column (an empty list when
-the step has none, and then absent from the record, as the records file writes it). So the record
-of a row is its columns that do not start with ``media_``, without an empty ``tags``: its
-canonical bytes are the line of ``annotations.jsonl``, and both hashes recompute from the rows.
+A row is the set's own record (``release-step/2`` or ``subset-step/2``, or the first versions
+for a set frozen with them: docs/manifests.md, *Record formats*) plus media columns, which all
+start with ``media_``; ``tags`` is always a column (an empty list when the step has none). So the
+record of a row is its columns that do not start with ``media_`` (under a first version, without
+an empty ``tags``, which its records leave out): its canonical bytes are the line of
+``annotations.jsonl``, and both hashes recompute from the rows.
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ MEDIA_PREFIX = "media_"
 FRAMES_PER_SET = 16
 CLIP_PROFILE = "clip"
 
-RELEASE_FORMAT = "release-step/1"
-SUBSET_FORMAT = "subset-step/1"
+RELEASE_FORMATS = ("release-step/1", "release-step/2")
+SUBSET_FORMATS = ("subset-step/1", "subset-step/2")
+# The first versions: a record carries "tags" only when the step has some.
+TAGS_WHEN_SET = ("release-step/1", "subset-step/1")
 
 # (column, type): "string", "int64", "list<string>"; nullable where a record may hold null.
 RELEASE_COLUMNS = (
@@ -51,7 +54,10 @@ RELEASE_COLUMNS = (
     ("tags", "list<string>"),
 )
 SUBSET_COLUMNS = (*RELEASE_COLUMNS, ("duration_bin", "int64"), ("group", "string"))
-RECORD_COLUMNS = {RELEASE_FORMAT: RELEASE_COLUMNS, SUBSET_FORMAT: SUBSET_COLUMNS}
+RECORD_COLUMNS = {
+    **dict.fromkeys(RELEASE_FORMATS, RELEASE_COLUMNS),
+    **dict.fromkeys(SUBSET_FORMATS, SUBSET_COLUMNS),
+}
 
 
 def is_clip_condition(condition: str) -> bool:
@@ -83,10 +89,10 @@ def row_columns(record_format: str, conditions) -> list[tuple[str, str]]:
     return [*RECORD_COLUMNS[record_format], *media_columns(conditions)]
 
 
-def record_of(row: Mapping) -> dict:
+def record_of(row: Mapping, record_format: str) -> dict:
     """The set's record of a published row (see the module docstring)."""
     record = {k: v for k, v in row.items() if not k.startswith(MEDIA_PREFIX)}
-    if not record.get("tags"):
+    if record_format in TAGS_WHEN_SET and not record.get("tags"):
         record.pop("tags", None)
     return record
 

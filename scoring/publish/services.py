@@ -35,8 +35,6 @@ from scoring.publish.layout import (
     MEDIA_DIR,
     RECORD_COLUMNS,
     RELEASE_DIR,
-    RELEASE_FORMAT,
-    SUBSET_FORMAT,
     media_columns,
     row_columns,
 )
@@ -116,7 +114,7 @@ def _describe(*, release, manifest, conditions, columns, checked, unavailable) -
     sealed = manifest or release
     header = json.loads(sealed.manifest_text)
     record_format = header["record_format"]
-    if record_format not in (RELEASE_FORMAT, SUBSET_FORMAT):
+    if record_format not in RECORD_COLUMNS:
         raise PublishError(f"{sealed.name}: records of format {record_format} are not steps")
     return {
         "format": FORMAT,

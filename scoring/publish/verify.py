@@ -109,6 +109,7 @@ def _rows_problems(reader: BundleReader, described: dict, report: VerifyReport) 
     problems: list[str] = []
     columns = [tuple(c) for c in described.get("columns", [])]
     names = [c for c, _ in columns]
+    record_format = described.get("record_format")
     if not (reader.has(ROWS_JSONL) and reader.has(RECORDS)):
         return problems  # already reported as missing
     with reader.open(ROWS_JSONL) as rows, reader.open(RECORDS) as records:
@@ -125,7 +126,7 @@ def _rows_problems(reader: BundleReader, described: dict, report: VerifyReport) 
                 problems.append(f"{ROWS_JSONL} line {number}: not in canonical form")
             if sorted(row) != sorted(names):
                 problems.append(f"{ROWS_JSONL} line {number}: columns differ from {DESCRIPTION}")
-            elif canonical_bytes(record_of(row)) + b"\n" != record_line:
+            elif canonical_bytes(record_of(row, record_format)) + b"\n" != record_line:
                 problems.append(
                     f"{ROWS_JSONL} line {number}: its record is not line {number} of {RECORDS}"
                 )

@@ -17,6 +17,7 @@ from scoring.reports.provenance import (
     set_of,
 )
 from scoring.stats import Contrast, controlled_valid, study_estimates
+from scoring.studies.progress import study_progress
 from scoring.studies.scores import study_table, window_filter
 from scoring.studies.templates import COMPOSITE
 from studio.canonical import sample_list_sha256
@@ -143,6 +144,11 @@ def compute_study_report(study: Study, filter_set: dict | None = None) -> dict:
         "rule": "controlled: execution failures removed for every model of their condition "
         "(appendix I.3); invalid answers score 0",
         "conditions_order": list(study.conditions),
+        # Conditions whose predictions all ended without one ok item: no judge run, every step
+        # an exclusion (counted per reason in "exclusions").
+        "nothing_to_judge": [
+            c["condition"] for c in study_progress(study)["conditions"] if c["nothing_to_judge"]
+        ],
         "models_order": list(table.models),
         "steps": len(table.items),
         "provenance": study_provenance(
@@ -217,6 +223,7 @@ def provenance_lines(report: dict) -> list[str]:
         ("bootstrap", report["bootstrap"]),
         ("common_set", report["common_set"]),
         ("window_filter", p["window_filter"]),
+        ("nothing_to_judge", report.get("nothing_to_judge", [])),
         ("inputs_sha256", report["inputs_sha256"]),
         ("computed_at", report["computed_at"]),
     ]

@@ -192,8 +192,10 @@ def run_predict(
     manifest: Manifest | None = None,
     user=None,
     retry_failed: bool = False,
+    resume: bool = True,
 ) -> Run:
-    """Start prediction run ``name``, or resume it when it exists with the same parameters."""
+    """Start prediction run ``name``, or resume it when it exists with the same parameters
+    (without ``resume``, an existing run is returned as it is: no item reopened, no call)."""
     if manifest is not None:
         release = manifest.release
     if release is None or not release.is_frozen:
@@ -214,7 +216,7 @@ def run_predict(
         )
         if differences:
             raise RunError(f"run {name} exists with other parameters: {'; '.join(differences)}")
-        return run_resume(run=existing, retry_failed=retry_failed)
+        return run_resume(run=existing, retry_failed=retry_failed) if resume else existing
     steps = target_steps(release=release, manifest=manifest)
     try:
         profile = media_profile(condition, media=endpoint.media, frames=endpoint.frames)

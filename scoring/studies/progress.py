@@ -51,10 +51,12 @@ def study_progress(study: Study) -> dict:
             and not r["progress"]["outcomes"]["ok"]
             for r in rows
         )
-        if jp is None and not finished_without_ok:
-            missing_judges += 1
-        else:
+        if jp is not None:
             judgements.append(jp)
+        elif not finished_without_ok:
+            missing_judges += 1
+        # else: its predictions ended without one ok item, so there is nothing to judge; its
+        # steps are removed from the condition as exclusions (the report counts them).
         conditions.append(
             {
                 "condition": condition,
@@ -82,9 +84,16 @@ def study_progress(study: Study) -> dict:
 
 def progress_line(progress: dict) -> str:
     p, j = progress["predictions"], progress["judgements"]
+    idle = [c["condition"] for c in progress["conditions"] if c["nothing_to_judge"]]
     return (
         f"{progress['study']}: {progress['stage']} | predictions {p['done']}/{p['items']} "
         f"(ok {p['outcomes']['ok']}, refusal {p['outcomes']['refusal']}, api "
         f"{p['outcomes']['api_error']}, cached {p['cached']}) | judgements "
         f"{j['done']}/{j['items']} (ok {j['outcomes']['ok']})"
+        + (
+            f" | nothing to judge (no ok prediction): {', '.join(idle)}; its steps are "
+            "exclusions in the report"
+            if idle
+            else ""
+        )
     )

@@ -170,14 +170,17 @@ def _links(study: Study) -> dict[tuple[str, int | None], StudyRun]:
 @transaction.atomic
 def study_advance(*, study: Study, user=None, retry: bool = False) -> dict:
     """Start what is missing: the prediction run of every (condition, model), and the judge run
-    of every condition whose prediction runs are all finished. With ``retry``, runs that exist
-    are resumed (their ``api_error`` items are tried again). Returns what was started.
+    of every condition whose prediction runs are all finished. A run that exists under the
+    study's name for it (imported, or left by an earlier study of the same name) is adopted as
+    it is: nothing in it is called again. With ``retry``, runs that exist are resumed (their
+    ``api_error`` items are tried again). Returns what was started (``predictions``,
+    ``judges``), the runs ``adopted`` and the conditions with ``nothing_to_judge``.
 
     One advance at a time per study (a row lock; the page, the command and the follow-up task
     may all try at once): the next one sees what the first created. A run that cannot start
     undoes the whole advance."""
     Study.objects.select_for_update().filter(pk=study.pk).first()
-    started = {"predictions": [], "judges": [], "nothing_to_judge": []}
+    started = {"predictions": [], "judges": [], "adopted": [], "nothing_to_judge": []}
     links = _links(study)
     endpoints = study.models_in_order()
     for condition in study.conditions:
@@ -185,19 +188,22 @@ def study_advance(*, study: Study, user=None, retry: bool = False) -> dict:
         for endpoint in endpoints:
             link = links.get((condition, endpoint.pk))
             if link is None:
+                name = run_name(study, condition, endpoint)
+                adopted = Run.objects.filter(name=name).exists()
                 run = run_predict(
-                    name=run_name(study, condition, endpoint),
+                    name=name,
                     endpoint=endpoint,
                     package=study.package,
                     condition=condition,
                     release=study.release,
                     manifest=study.manifest,
                     user=user,
+                    resume=retry,
                 )
                 StudyRun.objects.create(
                     study=study, condition=condition, endpoint=endpoint, run=run
                 )
-                started["predictions"].append(run.name)
+                started["adopted" if adopted else "predictions"].append(run.name)
             else:
                 run = link.run
                 if retry:
@@ -215,8 +221,10 @@ def study_advance(*, study: Study, user=None, retry: bool = False) -> dict:
         if not any(r.items.filter(outcome="ok").exists() for r in runs):
             started["nothing_to_judge"].append(condition)
             continue
+        name = run_name(study, condition, None)
+        adopted = Run.objects.filter(name=name).exists()
         judge_run = judge_start(
-            name=run_name(study, condition, None),
+            name=name,
             kind=RunKind.REFERENCE,
             endpoint=study.judge_endpoint,
             package=study.judge_package,
@@ -224,9 +232,10 @@ def study_advance(*, study: Study, user=None, retry: bool = False) -> dict:
             unit=study.judge_unit,
             seed=study.judge_seed,
             user=user,
+            resume=retry,
         )
         StudyRun.objects.create(study=study, condition=condition, endpoint=None, run=judge_run)
-        started["judges"].append(judge_run.name)
+        started["adopted" if adopted else "judges"].append(judge_run.name)
     return started
 
 
@@ -235,10 +244,35 @@ def study_runs_open(study: Study) -> bool:
     return Run.objects.filter(pk__in=ids, status=RunStatus.RUNNING).exists()
 
 
+def study_advance_settled(*, study: Study, user=None, retry: bool = False) -> dict:
+    """Advance the study, and say whether any of its runs is still working (``running``), as
+    one consistent state for the callers that stop when nothing is.
+
+    A run may finish between an advance (which saw it working, so started no judge for its
+    condition) and a look at whether anything runs: that look alone would find nothing running
+    and a judge missing. So whether anything runs is read *before* the advance as well: if
+    something ran then and nothing runs now, it finished meanwhile and the study is advanced
+    again (so too when the advance started runs that are done already). When nothing ran before
+    an advance and it started nothing, it saw every run finished and started all it could, so
+    ``running`` false then means nothing will move without a person."""
+    started = {"predictions": [], "judges": [], "adopted": [], "nothing_to_judge": []}
+    while True:
+        ran_before = study_runs_open(study)
+        now = study_advance(study=study, user=user, retry=retry)
+        for key, names in now.items():
+            started[key] += [n for n in names if n not in started[key]]
+        retry = False  # resumed once is enough
+        running = study_runs_open(study)
+        moved = ran_before or any(now[k] for k in ("predictions", "judges", "adopted"))
+        if running or not moved:
+            return {**started, "running": running}
+
+
 def study_start(*, study: Study, user=None, retry: bool = False) -> dict:
-    """Advance the study now and keep a follow-up task advancing it while its runs work."""
+    """Advance the study now (``study_advance_settled``) and keep a follow-up task advancing it
+    while its runs work."""
     try:
-        started = study_advance(study=study, user=user, retry=retry)
+        started = study_advance_settled(study=study, user=user, retry=retry)
     except RunError as exc:
         raise StudyError(str(exc)) from None
     study_follow(study)

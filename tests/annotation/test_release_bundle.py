@@ -131,7 +131,7 @@ def test_verify_catches_a_bundle_recomputed_consistently_but_unlike_the_database
     for r in records:
         stream.add(r)
     forged = build_manifest(
-        kind="release", name="egointent_v1", record_format="release-step/1", stream=stream
+        kind="release", name="egointent_v1", record_format="release-step/2", stream=stream
     )
     bundle_write(path=tmp_path / "forged", manifest=forged, records=records)
     assert bundle_verify(tmp_path / "forged").ok
@@ -185,11 +185,11 @@ def test_a_subset_manifest_bundle_is_not_imported_as_a_release(release, tmp_path
     from studio.canonical import RecordStream, build_manifest
 
     bundle = release_export(release=release, path=tmp_path / "bundle")
-    records = list(bundle_records(bundle))[:3]
+    records = [r | {"duration_bin": 0, "group": None} for r in list(bundle_records(bundle))[:3]]
     stream = RecordStream()
     for r in records:
         stream.add(r)
-    header = build_manifest(kind="audit", name="x", record_format="subset-step/1", stream=stream)
+    header = build_manifest(kind="audit", name="x", record_format="subset-step/2", stream=stream)
     bundle_write(path=tmp_path / "subset", manifest=header, records=records)
     with pytest.raises(ValidationError, match="only releases can be imported"):
         release_import(path=tmp_path / "subset")

@@ -127,11 +127,12 @@ def test_the_workspace_api_saves_and_returns_tags(login, annotator, video):
 
 
 @pytest.mark.django_db
-def test_a_release_without_tags_keeps_its_known_hash_and_tags_enter_the_records(admin_user):
+def test_every_record_carries_its_tags_and_a_tag_changes_the_records(admin_user):
     build_dataset(author=admin_user)
     plain = release_freeze(name="egointent_v1", author=admin_user)
     assert plain.manifest_sha256 == KNOWN_MANIFEST_SHA256
-    assert all("tags" not in r for r in release_records(release=plain))
+    assert json.loads(plain.manifest_text)["record_format"] == "release-step/2"
+    assert all(r["tags"] == [] for r in release_records(release=plain))
 
     step = MicroStep.objects.get(uid=step_uid("kitchen-b", 1))
     step = step_update(
@@ -142,12 +143,13 @@ def test_a_release_without_tags_keeps_its_known_hash_and_tags_enter_the_records(
     assert tagged.sample_list_sha256 == plain.sample_list_sha256
     records = {r["sample_id"]: r for r in release_records(release=tagged)}
     assert records[str(step.uid)]["tags"] == ["action_type:pour"]
-    assert sum("tags" in r for r in records.values()) == 1
+    assert sum(bool(r["tags"]) for r in records.values()) == 1
+    assert {frozenset(r) for r in records.values()} == {frozenset(records[str(step.uid)])}
     changes = json.loads(tagged.manifest_text)["changes"]
     assert changes["changed"] == [{"sample_id": str(step.uid), "fields": ["tags"]}]
     assert ReleaseStep.objects.get(release=tagged, sample_id=step.uid).tags == ["action_type:pour"]
 
-    # A manifest drawn from it carries the tag in that step's record only.
+    # A manifest drawn from it: every record has tags, the step's own in its record.
     design = design_create(
         author=admin_user,
         name="tagged_all",
@@ -158,11 +160,13 @@ def test_a_release_without_tags_keeps_its_known_hash_and_tags_enter_the_records(
         kind="audit",
     )
     manifest = manifest_freeze(design=design, author=admin_user)
+    assert json.loads(manifest.manifest_text)["record_format"] == "subset-step/2"
     subset = {r["sample_id"]: r for r in manifest_records(manifest=manifest)}
     assert subset[str(step.uid)]["tags"] == ["action_type:pour"]
-    assert sum("tags" in r for r in subset.values()) == 1
+    assert sum(bool(r["tags"]) for r in subset.values()) == 1
+    assert all("tags" in r for r in subset.values())
 
-    # Taking the tag off again gives back the release of before, byte for byte.
+    # Taking the tag off again gives back the records of before, byte for byte.
     step_update(step=step, author=admin_user, version=step.version, values={"tags": []})
     back = release_freeze(name="egointent_v3", author=admin_user)
     assert back.manifest_sha256 != KNOWN_MANIFEST_SHA256  # its name differs ...

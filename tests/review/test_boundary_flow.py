@@ -344,3 +344,51 @@ def test_a_bad_file_is_refused_whole_with_line_numbers(world, reviewers, tmp_pat
     report = tmp_path / "report.json"
     call_command("boundary_report", world.campaign.name, "--format", "json", "-o", str(report))
     assert json.loads(report.read_text())["sets"]["audited"] == 4
+
+
+def test_the_report_lists_the_four_way_valid_steps_and_the_manifest_that_froze_them(
+    world, reviewers, tmp_path
+):
+    """Finding 7 of issue 23: the report gave the four-way valid set's size, not its members,
+    though the boundary study filters on them."""
+    import csv
+    import io
+
+    from studio.canonical import sample_list_sha256
+
+    s0, s1, s2, _s3 = world.steps
+    valid = {w: ["valid"] * 3 for w in WINDOW_NAMES}
+    lines = [
+        *lines_for(world, s0, reviewers, valid),
+        *lines_for(world, s1, reviewers, {**valid, "early": ["invalid"] * 3}),
+        *lines_for(world, s2, reviewers, valid),
+    ]
+    decisions_load(campaign=world.campaign, lines=lines, scheme=SCHEME)
+    members = sorted([str(s0.uid), str(s2.uid)])
+    assert four_way_valid_set(world.campaign)["valid"] == members
+    manifest = {
+        "name": world.manifest.name,
+        "samples_sha256": world.manifest.sample_list_sha256,
+        "manifest_sha256": world.manifest.manifest_sha256,
+    }
+    expected = {
+        "manifest": manifest,
+        "sample_ids": members,
+        "sample_list_sha256": sample_list_sha256(members),
+    }
+    assert campaign_report(world.campaign)["four_way_valid_set"] == expected
+
+    path = tmp_path / "report.json"
+    call_command("boundary_report", world.campaign.name, "--format", "json", "-o", str(path))
+    report = json.loads(path.read_text())
+    assert report["four_way_valid_set"] == expected
+    assert report["sets"]["four_way_valid"] == len(members)
+    out = io.StringIO()
+    call_command("boundary_report", world.campaign.name, "--format", "csv", stdout=out)
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    head = [r for r in rows if r["section"] == "four_way_valid_set"]
+    assert [(r["key"], r["name"], r["n"]) for r in head] == [
+        (world.manifest.manifest_sha256, world.manifest.name, "2")
+    ]
+    steps = [r for r in rows if r["section"] == "four_way_valid_step"]
+    assert [(r["key"], r["name"]) for r in steps] == [(m, world.manifest.name) for m in members]

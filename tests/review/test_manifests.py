@@ -29,19 +29,19 @@ KNOWN = {
         {"target_n": 12},
         12,
         "e693008760e1c42f6a9f55fcbb3768c3a8ad36a4ffa545f2370544dd3f1ebcbb",
-        "b8acdf302d35171807fa1e9519e4b0bc1ca144cb8aa75fcc2891d04a65a68ecf",
+        "fbaa578cf533c871af44d234e8f1625cbe046bb7b00b9ca6a04f065f1311fb26",
     ),
     "quota": (
         {"scene_quota": 4, "bin_targets": [3, 3, 3, 3]},
         12,
         "13e2881ae0a0e0f457f41b5df23634eec7e03765e6c6960f99c237fefce27213",
-        "7538276cd44a744b5c238c163d00e06a19e8dba2f5a418d4f67f56f83e6ab8e2",
+        "aacfce2165890ad50b76ba2fd79d96ba25437100241f93e7c4c0d78b1f9ec1d5",
     ),
     "complete_groups": (
         {"n_groups": 2},
         15,
         "154b0d46b98dd37057e376a8fa255486cb3b879e3819cb1c32930d0459550a3e",
-        "8286d4f8b6045034e4eca6071dc31825d5d48eb577eab1e0128e6a1224240036",
+        "a2973e80d4dc289d6781b1a83a99346686d9643f6f54b941e6bd99123fd5bd63",
     ),
 }
 

@@ -259,3 +259,59 @@ def test_a_rater_never_sees_automatic_scores_or_run_names(setup):
     hidden += ['"local": 61', '"procedural": 62', "indoor/attic", "outdoor/porch", "jv-0.mp4"]
     for secret in hidden:
         assert secret not in body, secret
+
+
+def test_rater_columns_follow_the_rater_ids_when_raters_differ_across_triplets(
+    setup, django_user_model
+):
+    """Finding 6 of issue 23: the columns were ordered by user name. Here four raters whose names
+    sort otherwise than their ids (zoe, amy, mia, bob by id) share the triplets three at a time,
+    so name order permutes each triplet's columns differently, and ICC(2,k), its interval and
+    the leave-one-out figures depend on the order."""
+    import numpy as np
+
+    from scoring.judgeval.report import _with_overall
+    from scoring.stats import icc_2k, icc_2k_interval
+
+    raters = [_user(django_user_model, n, "rater") for n in ("zoe", "amy", "mia", "bob")]
+    assert [r.pk for r in raters] == sorted(r.pk for r in raters)
+    manifest = freeze(setup)
+    campaign = campaign_create(
+        name="jvc", kind="judge_validation", manifest=manifest, people=raters, per_item=3
+    )
+    triplets = list(JudgeTriplet.objects.filter(manifest=manifest).order_by("id"))
+    steps = sorted({str(t.sample.sample_id) for t in triplets})
+    lines, expected = [], {}
+    for t in triplets:
+        step = str(t.sample.sample_id)
+        left_out = steps.index(step) % 4  # each step is rated by three of the four
+        i = triplets.index(t)
+        row = []
+        for r, user in enumerate(raters):
+            if r == left_out:
+                continue
+            local, procedural, nxt = 20 + 15 * r + 3 * i, 30 + 7 * r * (i % 3), 10 + 11 * r
+            lines.append({"rater": user.username, "step": step, "run": t.run_name,
+                          "local": local, "procedural": procedural, "next": nxt})  # fmt: skip
+            row.append((user.pk, user.username, (local, procedural, nxt)))
+        expected[(step, t.run_name)] = row
+    ratings_load(campaign=campaign, lines=lines)
+    report = campaign_report(campaign=campaign, n_resamples=50)
+    assert report["complete_triplets"] == len(triplets) == 8
+    assert report["raters"] == ["zoe", "amy", "mia", "bob"]  # rater-id order, not by name
+
+    def matrix(key):
+        rows = [sorted(expected[k], key=key) for k in sorted(expected)]
+        return np.array([[_with_overall(np.array(s, dtype=float)) for *_, s in row]
+                         for row in rows])  # fmt: skip
+
+    by_id, by_name = matrix(lambda x: x[0]), matrix(lambda x: x[1])
+    for d, dim in enumerate(("local", "procedural", "next", "overall")):
+        got = report["humans"][dim]
+        assert got["icc_2k"] == pytest.approx(icc_2k(by_id[:, :, d]))
+        assert got["icc_2k_ci"] == pytest.approx(list(icc_2k_interval(by_id[:, :, d])))
+    # The order matters here: by name, ICC(2,k) and the first leave-one-out column differ.
+    assert icc_2k(by_name[:, :, 0]) != pytest.approx(icc_2k(by_id[:, :, 0]))
+    first = report["leave_one_out"]["humans"][0]["local"]
+    others = by_id[:, 1:, 0].mean(axis=1)
+    assert first["mae"] == pytest.approx(np.abs(by_id[:, 0, 0] - others).mean())

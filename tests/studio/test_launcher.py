@@ -225,3 +225,55 @@ def test_restarts_back_off_while_a_child_keeps_dying_and_start_over_once_it_ran_
     child.proc.wait()
     assert supervisor._tick(child.started_at + supervisor.STABLE_SECONDS)
     assert child.restart_at - child.started_at - supervisor.STABLE_SECONDS == pytest.approx(1)
+
+
+def test_make_run_starts_the_stand_in_whenever_endpoints_point_at_it_whatever_the_broker(
+    tmp_path, monkeypatch
+):
+    """Finding 4 of issue 23: on a Redis broker the launcher left the stand-in out although the
+    demo's endpoints point at it (a study's predictions then all ended in api_error)."""
+    from studio.launcher import child_commands, stand_in_wanted
+
+    port = _free_port()
+    # A database of its own (an empty SQLite file), whatever this test runs on.
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    monkeypatch.setenv("STUDIO_VAR_DIR", str(tmp_path / "var"))
+    monkeypatch.setenv("STAND_IN_PROVIDER_PORT", str(port))
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
+    monkeypatch.delenv("TEST_DATABASE_NAME", raising=False)
+
+    def manage(*args: str) -> None:
+        done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+
+    manage("migrate", "--noinput", "-v", "0")
+    assert stand_in_wanted(sys.executable) is False  # no endpoint points at it
+    assert "stand-in" not in child_commands(sys.executable, stand_in=False)
+    manage("endpoint_add", "stand-in-vlm", "--base-url", f"http://127.0.0.1:{port}/v1",
+           "--model", "stand-in-vision")  # fmt: skip
+    commands = child_commands(sys.executable, stand_in=stand_in_wanted(sys.executable))
+    assert commands["stand-in"][2:4] == ["serve_stand_in_provider", "--latency-ms"]
+
+
+@pytest.mark.django_db
+def test_the_stand_in_is_in_use_when_an_endpoint_has_its_loopback_address(settings):
+    import io
+
+    from django.core.management import CommandError, call_command
+
+    from scoring.endpoints import endpoint_create
+    from scoring.models import Endpoint
+
+    settings.STAND_IN_PROVIDER_PORT = 8765
+    endpoint_create(name="elsewhere", base_url="http://127.0.0.1:8001/v1", model="m")
+    with pytest.raises(CommandError, match="no endpoint points at the stand-in") as none:
+        call_command("serve_stand_in_provider", "--in-use")
+    assert none.value.returncode == 3
+    endpoint_create(name="local", base_url="http://localhost:8765/v1", model="stand-in-vision")
+    out = io.StringIO()
+    call_command("serve_stand_in_provider", "--in-use", stdout=out)
+    assert out.getvalue().strip() == "endpoints on the stand-in provider: local"
+    Endpoint.objects.filter(name="local").update(base_url="http://127.0.0.1:8766/v1")
+    with pytest.raises(CommandError):
+        call_command("serve_stand_in_provider", "--in-use")

@@ -21,8 +21,22 @@ class Command(BaseCommand):
             "--port", type=int, default=None, help="default STAND_IN_PROVIDER_PORT; 0 = any free"
         )
         parser.add_argument("--latency-ms", type=int, default=0, help="delay of every answer")
+        parser.add_argument(
+            "--in-use",
+            action="store_true",
+            help="serve nothing: say which endpoints point at the stand-in's address and exit "
+            "0 when any does, 3 when none (what make run asks before starting it)",
+        )
 
     def handle(self, *args, **o):
+        if o["in_use"]:
+            from scoring.demo import stand_in_users
+
+            users = stand_in_users()
+            if not users:
+                raise CommandError("no endpoint points at the stand-in provider", returncode=3)
+            self.stdout.write(f"endpoints on the stand-in provider: {', '.join(users)}")
+            return
         if o["host"] not in LOOPBACK:
             raise CommandError("the stand-in provider serves on loopback only (127.0.0.1, ::1)")
         port = settings.STAND_IN_PROVIDER_PORT if o["port"] is None else o["port"]

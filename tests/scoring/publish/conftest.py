@@ -29,7 +29,7 @@ def published_release(media_release, packages):
 
 @pytest.fixture
 def small_manifest(published_release, admin_user):
-    """One of the release's two steps, frozen as manifest ``media-sub`` (subset-step/1)."""
+    """One of the release's two steps, frozen as manifest ``media-sub`` (subset-step/2)."""
     from review.manifests.services import manifest_freeze_selection
 
     first = str(published_release.steps.order_by("sample_id").first().sample_id)

@@ -50,7 +50,8 @@ def test_it_publishes_rows_media_card_and_tasks(published_release, publish):
     published = rows(folder)
     assert len(published) == 2
     # Both hashes recompute from the rows alone (and manifest.json for the other members).
-    records = [record_of(row) for row in published]
+    manifest = json.loads((folder / "manifest.json").read_text())
+    records = [record_of(row, manifest["record_format"]) for row in published]
     canonical = [
         json.dumps(r, ensure_ascii=False, sort_keys=True, separators=(",", ":")) for r in records
     ]
@@ -296,3 +297,44 @@ def test_a_listed_path_that_leaves_the_folder_is_refused(published_release, publ
         sums_file.write(f"{'0' * 64}  ../outside.txt\n")
     _out, err = verify(folder)
     assert "'../outside.txt' is not a bundle file" in err
+
+
+def test_a_set_frozen_with_the_first_record_format_publishes_verifies_and_imports(
+    empty_point, published_release, publish, admin_user
+):
+    """A release and a manifest frozen before every record carried tags (release-step/1,
+    subset-step/1; one step tagged, so records differ in fields) publish, verify and import with
+    their own hashes."""
+    from annotation.models import MicroStep, Release
+    from annotation.services import step_update
+    from review.manifests.services import manifest_freeze_selection
+    from tests.annotation.test_release_formats import _freeze_as_before
+
+    first = MicroStep.objects.filter(status="active").order_by("uid").first()
+    step_update(step=first, author=admin_user, version=first.version, values={"tags": ["occluded"]})
+    old, _records = _freeze_as_before("media_old", admin_user)
+    ids = sorted(str(s) for s in old.steps.values_list("sample_id", flat=True))
+    manifest = manifest_freeze_selection(
+        name="media-old-sub", kind="diagnostic", method="stratified", seed=7, release=old,
+        params={"target_n": 2}, sample_ids=ids, bins=dict.fromkeys(ids, 1), author=admin_user,
+        record_format="subset-step/1",
+    )  # fmt: skip
+    assert json.loads(manifest.manifest_text)["record_format"] == "subset-step/1"
+    expected = {}
+    for name, sealed in (("media_old", old), ("media-old-sub", manifest)):
+        folder = publish(name, conditions="scene_only")
+        assert verify(folder)[1] == ""
+        header = json.loads((folder / "manifest.json").read_text())
+        records = [record_of(row, header["record_format"]) for row in rows(folder)]
+        assert [sorted(r) for r in records].count(sorted(records[0])) == 1  # tags in one only
+        lines = (folder / "annotations.jsonl").read_text(encoding="utf-8").splitlines()
+        assert [json.loads(line) for line in lines] == records
+        card = (folder / "README.md").read_text()
+        assert 'record.pop("tags", None)' in card
+        expected[name] = (folder, sealed.sample_list_sha256, sealed.manifest_sha256)
+    transaction.savepoint_rollback(empty_point)
+    assert not Release.objects.exists()
+    for folder, sample_list, manifest_sha in expected.values():
+        imported = _empty_instance_import(folder)
+        sealed = imported.manifest or imported.release
+        assert (sealed.sample_list_sha256, sealed.manifest_sha256) == (sample_list, manifest_sha)
