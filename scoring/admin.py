@@ -14,6 +14,8 @@ from scoring.endpoints import endpoint_validate
 from scoring.models import (
     Endpoint,
     FileDigest,
+    ImportedBenchmark,
+    ImportedMedium,
     Judgement,
     PromptPackage,
     ReportCache,
@@ -211,3 +213,22 @@ class TextEmbeddingAdmin(ReadOnly):
     list_display = ("version", "text_sha256", "created_at")
     search_fields = ("version", "text_sha256")
     readonly_fields = [f.name for f in TextEmbedding._meta.fields]
+
+
+@admin.register(ImportedBenchmark)
+class ImportedBenchmarkAdmin(ReadOnly):
+    """Published benchmark folders imported into this instance (`import_benchmark`)."""
+
+    list_display = ("name", "kind", "manifest_sha256", "imported_at", "imported_by")
+    search_fields = ("name", "manifest_sha256", "sample_list_sha256")
+    readonly_fields = [f.name for f in ImportedBenchmark._meta.fields]
+
+
+@admin.register(ImportedMedium)
+class ImportedMediumAdmin(ReadOnly):
+    """Media files an imported benchmark brought, by sample and column (stored by content)."""
+
+    list_display = ("benchmark", "sample_id", "column", "position", "sha256", "size_bytes")
+    list_filter = ("column",)
+    search_fields = ("sha256", "path")
+    readonly_fields = [f.name for f in ImportedMedium._meta.fields]
