@@ -23,7 +23,7 @@ from scoring.judges.imports import SCALES, _line_error, _scores
 from scoring.judges.services import PURPOSE
 from scoring.judges.subjects import SubjectError, subjects_from_campaign
 from scoring.models import ItemState, Judgement, Outcome, Run, RunItem, RunKind
-from scoring.runs.services import RunError, provenance
+from scoring.runs.services import RunError, provenance, run_name_check
 from studio import services as studio_services
 
 
@@ -31,6 +31,7 @@ from studio import services as studio_services
 def human_judgements_import(
     *, name: str, path: Path, campaign, endpoint, package, kind: str = RunKind.REFERENCE, user=None
 ) -> Run:
+    run_name_check(name)
     if kind != RunKind.REFERENCE:
         raise RunError("human answers are scored by the reference judge")
     if package.purpose != PURPOSE[kind]:

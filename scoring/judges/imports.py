@@ -30,7 +30,7 @@ from scoring.models import (
     RunItem,
     RunKind,
 )
-from scoring.runs.services import RunError, provenance
+from scoring.runs.services import RunError, provenance, run_name_check
 from studio import services as studio_services
 
 SCALES = {
@@ -73,6 +73,7 @@ def judgements_import(
     package: PromptPackage,
     user=None,
 ) -> Run:
+    run_name_check(name)
     if kind not in SCALES:
         raise RunError("judgements are imported for the reference or the video judge")
     if package.purpose != PURPOSE[kind]:

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from scoring.models import Endpoint, ItemState, Outcome, PromptPackage, Run, RunItem, RunKind
 from scoring.packages.contracts import Prediction
-from scoring.runs.services import CONDITIONS, RunError, provenance, target_steps
+from scoring.runs.services import CONDITIONS, RunError, provenance, run_name_check, target_steps
 from studio import services as studio_services
 
 KNOWN = {
@@ -111,6 +111,7 @@ def predictions_import(
     user=None,
 ) -> Run:
     """A finished prediction run ``name`` holding the file's predictions."""
+    run_name_check(name)
     if manifest is not None:
         release = manifest.release
     if release is None or not release.is_frozen:
