@@ -71,7 +71,8 @@ class TextRefused(ValueError):
 
     def __init__(self, reason: str, *, where: str = ""):
         self.reason, self.where = reason, where
-        super().__init__(f"{where} {reason}" if where else reason)
+        shown = where if len(where) <= 60 else f"{where[:40]}…"  # a path deep in nesting
+        super().__init__(f"{shown} {reason}" if where else reason)
 
 
 def text_problem(value: str) -> str | None:
