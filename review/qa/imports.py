@@ -21,7 +21,7 @@ from review.qa.models import QaGroupSet
 from review.qa.schema import RecordError, VideoFacts, check_record
 from review.qa.store import set_records, set_seal
 from studio.canonical import canonical_bytes
-from studio.jsonl import ImportRefused, Problems, Seen, json_lines, rereadable
+from studio.jsonl import ImportRefused, Problems, Seen, chunks, json_lines, rereadable
 
 VIDEOS_KEPT = 16  # videos whose frame-time index is held at once (a file groups by video)
 
@@ -29,40 +29,59 @@ VIDEOS_KEPT = 16  # videos whose frame-time index is held at once (a file groups
 QaImportError = ImportRefused
 
 
-def _video_lookup():
-    """``video_of(sha256)`` (VideoFacts or None) and the videos it found, a few at a time."""
-    cache: dict[str, object] = {}
+class _Videos:
+    """The videos an import names, by SHA-256: a batch of lines' videos looked up in one query
+    (``known``), the found ones' frame-time index held a few at a time."""
 
-    def video_of(sha: str):
-        if sha not in cache:
-            if len(cache) >= VIDEOS_KEPT:
-                cache.pop(next(iter(cache)))
-            cache[sha] = (
+    def __init__(self) -> None:
+        self.cache: dict[str, SourceVideo | None] = {}
+        self.absent: set[str] = set()  # of the current batch
+
+    def known(self, shas: set) -> None:
+        self.absent.clear()
+        wanted = {s for s in shas if isinstance(s, str)} - self.cache.keys()
+        found = SourceVideo.objects.filter(sha256__in=wanted, status=SourceVideo.Status.READY)
+        self.absent.update(wanted - set(found.values_list("sha256", flat=True)))
+
+    def _video(self, sha: str) -> SourceVideo | None:
+        if sha in self.absent:
+            return None
+        if sha not in self.cache:
+            if len(self.cache) >= VIDEOS_KEPT:
+                self.cache.pop(next(iter(self.cache)))
+            self.cache[sha] = (
                 SourceVideo.objects.filter(sha256=sha, status=SourceVideo.Status.READY)
                 .only("id", "sha256", "duration_us", "frame_times")
                 .first()
             )
-        video = cache[sha]
-        if video is None:
-            return None
-        return VideoFacts(video.duration_us, video.frame_times_us())
+        return self.cache[sha]
 
-    return video_of, cache
+    def __call__(self, sha: str) -> VideoFacts | None:
+        """``video_of`` of ``check_record``."""
+        video = self._video(sha)
+        return None if video is None else VideoFacts(video.duration_us, video.frame_times_us())
 
-
-def _records(path, problems: Problems, video_of) -> Iterator[tuple[int, dict, int]]:
-    """(line, cleaned record, times snapped) of every good line; the bad ones in ``problems``."""
-    for number, record in json_lines(path, problems=problems):
-        try:
-            cleaned, snapped = check_record(record, video_of)
-        except RecordError as exc:
-            for problem in exc.problems:
-                problems.add(number, problem)
-            continue
-        yield number, cleaned, snapped
+    def __getitem__(self, sha: str) -> SourceVideo:
+        """The video of a record being written (``groups_write``)."""
+        return self._video(sha)
 
 
-def _check(path, video_of) -> int:
+def _records(path, problems: Problems, video_of: _Videos) -> Iterator[tuple[int, dict, int]]:
+    """(line, cleaned record, times snapped) of every good line; the bad ones in ``problems``.
+    Lines are read a thousand at a time, their videos looked up in one query."""
+    for chunk in chunks(json_lines(path, problems=problems)):
+        video_of.known({r.get("video_sha256") for _n, r in chunk})
+        for number, record in chunk:
+            try:
+                cleaned, snapped = check_record(record, video_of)
+            except RecordError as exc:
+                for problem in exc.problems:
+                    problems.add(number, problem)
+                continue
+            yield number, cleaned, snapped
+
+
+def _check(path, video_of: _Videos) -> int:
     """Every line checked, nothing kept but a digest of each uid; returns the snapped count."""
     problems, seen, moved, count = Problems(), Seen(), 0, 0
     for number, cleaned, snapped in _records(path, problems, video_of):
@@ -98,29 +117,16 @@ def qa_import(
         QaGroupSet(name=name).clean_fields(exclude=["origin", "manifest_text"])
     except ValidationError as exc:
         raise ImportRefused([(None, f"name: {m}") for m in exc.messages]) from None
-    video_of, videos = _video_lookup()
+    videos = _Videos()
     with rereadable(source) as path:
-        moved = _check(path, video_of)
+        moved = _check(path, videos)
         with transaction.atomic():
             group_set = QaGroupSet.objects.create(
                 name=name, origin=QaGroupSet.Origin.IMPORTED, note=note
             )
-            records = (r for _n, r, _s in _records(path, Problems(), video_of))
-            groups_write(group_set=group_set, records=records, videos=_Videos(videos))
+            records = (r for _n, r, _s in _records(path, Problems(), videos))
+            groups_write(group_set=group_set, records=records, videos=videos)
             return set_seal(group_set=group_set, author=author), moved
-
-
-class _Videos:
-    """The videos of the records being written, by SHA-256 (held a few at a time)."""
-
-    def __init__(self, cache: dict):
-        self.cache = cache
-
-    def __getitem__(self, sha: str) -> SourceVideo:
-        video = self.cache.get(sha)
-        if video is None:
-            video = SourceVideo.objects.only("id", "sha256").get(sha256=sha)
-        return video
 
 
 def qa_import_file(*, path: Path, name: str, author, note: str = "") -> tuple[QaGroupSet, int]:
