@@ -94,8 +94,10 @@ def _check(path, problems: Problems) -> int:
                 if item.uid in taken:
                     problems.add(number, f"a step with uid {item.uid} already exists")
                 seen.add(str(item.uid), number)
-    for number, first in seen.duplicates():
+    repeats, total = seen.duplicates()
+    for number, first in repeats:
         problems.add(number, f"its uid appears twice in this file (first on line {first})")
+    problems.add_uncounted(total - len(repeats))
     return count
 
 

@@ -15,8 +15,8 @@ size. Each line is decoded as UTF-8 on its own, so a bad byte names its line. A 
 Blank lines are skipped. ``Problems`` collects what is wrong with a file by line, keeps the
 first ``MAX_PROBLEMS`` and counts the rest; an import checks every line, and writes nothing
 unless there is no problem at all (``Problems.refuse`` raises ``ImportRefused``). ``Seen``
-finds keys a file gives twice in little memory, for imports whose rows are new (steps, QA
-groups) and so are not bounded by what the database already holds.
+finds keys a file gives twice in little memory (20 bytes a key), for imports whose rows are new
+(steps, QA groups) and so are not bounded by what the database already holds.
 """
 
 from __future__ import annotations
@@ -25,12 +25,13 @@ import hashlib
 import json
 import shutil
 import tempfile
-from array import array
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
 from typing import IO
+
+import numpy as np
 
 from studio.text import MAX_CHARS, MAX_DEPTH, Mode, TextRefused, json_clean
 
@@ -106,6 +107,10 @@ class Problems:
     def refuse(self) -> None:
         """ImportRefused when there is any problem, the shown ones ordered by line."""
         self.refuse_as(ImportRefused)
+
+    def add_uncounted(self, count: int) -> None:
+        """``count`` more problems that are only counted (beyond what a caller listed)."""
+        self.total += count
 
     def refuse_as(self, error: type[ImportRefused]) -> None:
         """``error`` (ImportRefused or a subclass) when there is any problem."""
@@ -226,9 +231,17 @@ def numbered(lines: Iterable) -> Iterator[tuple[int, object]]:
 
 
 def chunks(iterable: Iterable, size: int = 1000) -> Iterator[list]:
-    """Lists of ``size`` items (the last may be shorter): lookups a batch at a time."""
+    """Lists of ``size`` items (the last may be shorter): lookups a batch at a time.
+
+    With DEBUG (the development mode) Django keeps the text of the last 9,000 queries of a
+    connection; a batch lookup names a thousand keys, so a long file would hold hundreds of
+    megabytes of SQL that nothing reads. Each batch starts with that log empty."""
+    from django.db import connections
+
     iterator = iter(iterable)
     while chunk := list(islice(iterator, size)):
+        for connection in connections.all(initialized_only=True):
+            connection.queries_log.clear()
         yield chunk
 
 
@@ -246,34 +259,53 @@ def rereadable(source: str | Path | IO[bytes]) -> Iterator[Path]:
 
 
 class Seen:
-    """Keys given by a file, 20 bytes each (a 128-bit digest and the line number), so a million
-    keys cost 20 MB; ``duplicates()`` then names every line that repeats an earlier one."""
+    """Keys given by a file in 20 bytes each (a 128-bit digest and the line number), held in
+    fixed blocks so that a million keys cost 20 MB and never a copy of all of them while they
+    grow; ``duplicates()`` then names the lines that repeat an earlier key."""
+
+    BLOCK = 65_536
 
     def __init__(self) -> None:
-        self._high, self._low, self._lines = array("Q"), array("Q"), array("Q")
+        self._blocks: list[bytearray] = []
+        self._used = self.BLOCK  # of the last block
 
     def add(self, key: str, line: int) -> None:
-        digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-        self._high.append(int.from_bytes(digest[:8], "big"))
-        self._low.append(int.from_bytes(digest[8:], "big"))
-        self._lines.append(line)
+        if self._used == self.BLOCK:
+            self._blocks.append(bytearray(self.BLOCK * _SEEN.itemsize))
+            self._used = 0
+        at = self._used * _SEEN.itemsize
+        block = self._blocks[-1]
+        block[at : at + 16] = hashlib.blake2b(
+            key.encode("utf-8", "surrogatepass"), digest_size=16
+        ).digest()
+        block[at + 16 : at + 20] = line.to_bytes(4, "little")
+        self._used += 1
 
     def __len__(self) -> int:
-        return len(self._lines)
+        return max(0, (len(self._blocks) - 1) * self.BLOCK + self._used)
 
-    def duplicates(self) -> list[tuple[int, int]]:
-        """``(line, first line)`` of every key given again, by line."""
-        import numpy as np
+    def duplicates(self, first: int = MAX_PROBLEMS) -> tuple[list[tuple[int, int]], int]:
+        """The first ``first`` repeats by line, as ``(line, line of the key's first use)``, and
+        how many repeats there are in all."""
+        if not self._blocks:
+            return [], 0
+        blocks = [np.frombuffer(b, dtype=_SEEN) for b in self._blocks]
+        keys = np.concatenate([*blocks[:-1], blocks[-1][: self._used]])
+        # Sorted in place (a copy of the fields in memory would double it): a key's uses
+        # together, its first use first.
+        keys.sort(order=("high", "low", "line"))
+        same = (keys["high"][1:] == keys["high"][:-1]) & (keys["low"][1:] == keys["low"][:-1])
+        again = np.flatnonzero(same) + 1  # every use after a key's first
+        total = len(again)
+        if not total:
+            return [], 0
+        lines = keys["line"]
+        shown = again[np.argsort(lines[again], kind="stable")[:first]]
+        starts = np.flatnonzero(np.concatenate(([True], ~same)))  # each key's first use
+        firsts = starts[np.searchsorted(starts, shown, side="right") - 1]
+        pairs = zip(lines[shown].tolist(), lines[firsts].tolist(), strict=True)
+        return list(pairs), total
 
-        if not self._lines:
-            return []
-        high = np.frombuffer(self._high, dtype=np.uint64)
-        low = np.frombuffer(self._low, dtype=np.uint64)
-        lines = np.frombuffer(self._lines, dtype=np.uint64)
-        order = np.lexsort((lines, low, high))  # by key, then by line
-        high, low, lines = high[order], low[order], lines[order]
-        starts = np.ones(len(lines), dtype=bool)  # where a new key begins
-        starts[1:] = (high[1:] != high[:-1]) | (low[1:] != low[:-1])
-        first = lines[np.maximum.accumulate(np.where(starts, np.arange(len(lines)), 0))]
-        again = np.nonzero(~starts)[0]
-        return sorted(zip(lines[again].tolist(), first[again].tolist(), strict=True))
+
+# The digest's two halves as big-endian integers (its bytes as they come), then the line.
+_SEEN = np.dtype([("high", ">u8"), ("low", ">u8"), ("line", "<u4")])

@@ -88,8 +88,10 @@ def _check(path, video_of: _Videos) -> int:
         seen.add(cleaned["uid"], number)
         moved += snapped
         count += 1
-    for number, first in seen.duplicates():
+    repeats, total = seen.duplicates()
+    for number, first in repeats:
         problems.add(number, f"its uid is already on line {first}")
+    problems.add_uncounted(total - len(repeats))
     if not count and not problems:
         problems.add(None, "the file holds no QA groups")
     problems.refuse()

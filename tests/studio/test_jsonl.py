@@ -104,17 +104,28 @@ def test_seen_names_every_repeat_with_its_first_line():
     seen = Seen()
     for line, key in enumerate(["a", "b", "a", "c", "b", "a", "é"], start=1):
         seen.add(key, line)
-    assert seen.duplicates() == [(3, 1), (5, 2), (6, 1)]
-    assert Seen().duplicates() == []
+    assert seen.duplicates() == ([(3, 1), (5, 2), (6, 1)], 3)
+    assert seen.duplicates(first=2) == ([(3, 1), (5, 2)], 3)
+    assert Seen().duplicates() == ([], 0)
 
 
-def test_seen_holds_a_million_keys_in_little_memory():
+def test_seen_holds_a_million_keys_in_twenty_megabytes():
     seen = Seen()
     for n in range(1_000_000):
         seen.add(f"{n:036d}", n + 1)
-    seen.add(f"{5:036d}", 1_000_001)
-    assert seen.duplicates() == [(1_000_001, 6)]
-    assert sum(a.itemsize * len(a) for a in (seen._high, seen._low, seen._lines)) == 24_000_024
+    for n in range(200_000):  # a file that repeats a fifth of its keys, the last one twice
+        seen.add(f"{n:036d}" if n < 199_999 else f"{5:036d}", 1_000_001 + n)
+    repeats, total = seen.duplicates()
+    assert total == 200_000 and len(repeats) == 100
+    assert repeats[:2] == [(1_000_001, 1), (1_000_002, 2)]
+    assert len(seen) == 1_200_000
+    assert sum(len(block) for block in seen._blocks) <= 20 * 1_200_000 + 20 * Seen.BLOCK
+    again = Seen()
+    for line in range(1, 4):
+        again.add("same", line)
+    again.add("x", 9)
+    again.add("same", 10)
+    assert again.duplicates() == ([(2, 1), (3, 1), (10, 1)], 3)
 
 
 def test_a_stream_is_read_again_from_a_copy(tmp_path):
