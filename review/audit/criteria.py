@@ -58,6 +58,10 @@ CRITERIA: tuple[Criterion, ...] = (
 CRITERION_IDS = tuple(c.id for c in CRITERIA)
 BY_ID: dict[str, Criterion] = {c.id: c for c in CRITERIA}
 
+# What the boundary audit rules on instead of criteria (review.boundary.windows words them for
+# people, in this order): an adjudication is keyed by a criterion or one of these windows.
+WINDOW_NAMES: tuple[str, ...] = ("early", "official", "outcome_visible", "next_visible")
+
 
 def criteria_of_phase(phase: int) -> tuple[Criterion, ...]:
     return tuple(c for c in CRITERIA if c.phase == phase)

@@ -1,0 +1,27 @@
+"""Forms of the judge pages (admins): start a judge over a run."""
+
+from __future__ import annotations
+
+from django import forms
+
+from scoring.models import Endpoint, PromptPackage
+from scoring.runs.forms import name_field
+
+
+class JudgeForm(forms.Form):
+    KINDS = [
+        ("reference", "Reference-based judge"),
+        ("video", "Reference-free video judge"),
+        ("rater", "Blind LLM rater"),
+    ]
+    PACKAGE_OF = {"reference": "reference_judge", "video": "video_judge", "rater": "blind_rater"}
+    name = name_field()
+    kind = forms.ChoiceField(choices=KINDS)
+    endpoint = forms.ModelChoiceField(Endpoint.objects.all())
+    package = forms.ModelChoiceField(
+        PromptPackage.objects.filter(purpose__in=["reference_judge", "video_judge", "blind_rater"])
+    )
+    unit = forms.ChoiceField(
+        choices=[("candidate", "One candidate per call"), ("step", "All candidates of a step")],
+        initial="candidate",
+    )
