@@ -11,8 +11,8 @@ What a provider says is text from outside (``studio.text``, docs/security.md): e
 from an answer (the raw body, the returned model id, error details) passes ``text_clean`` in
 REPLACE mode with the key as its secret, so it holds no echo of the key, no NUL and no lone
 surrogate, and is bounded. The reply text is redacted and bounded too; whether it can become a
-result is decided where it is parsed (``scoring.runs.execute``). A body is read up to
-``MAX_READ_BYTES``: a longer reply is a ``parse_failure`` saying so, never read whole.
+result is decided where it is parsed (``scoring.packages.contracts.parse_reply``). A body is
+read up to ``MAX_READ_BYTES``: a longer reply is a ``parse_failure`` saying so, never read whole.
 """
 
 from __future__ import annotations
