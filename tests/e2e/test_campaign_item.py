@@ -1,7 +1,7 @@
 """The item client every campaign kind shares (static/js/campaign-item.js), in Chromium on the
 rating page: a draft typed while the server cannot be reached says so, stays in the page and
 reaches the server by itself once it can; a refused submission shows the server's reasons and
-keeps what was typed."""
+keeps what was typed, naming each field as the page labels it."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def test_a_refused_submission_shows_the_reasons_and_keeps_the_draft(
     page = _open_first_item(open_as(raters[0]), world)
     page.keyboard.type("55")
     page.keyboard.press("Enter")  # procedural and next are missing
-    page.wait_for_function(f"() => {STATUS}.startsWith('Not submitted: procedural:')")
+    page.wait_for_function(f"() => {STATUS}.startsWith('Not submitted: Procedural intent:')")
     assert page.evaluate("document.activeElement.name") == "procedural"
     assert not Submission.objects.exists()
     assignment = Assignment.objects.get(person=raters[0], state=Assignment.State.LEASED)
