@@ -1,15 +1,18 @@
 """Micro-steps as JSON Lines: one step per line, the schema in docs/steps-jsonl.md.
 
-Import is all or nothing: every line is checked first and every bad line is reported with its
-number; only a file without a single problem is written, in one transaction.
+Import is all or nothing, read with the one JSON Lines reader (``studio.jsonl``): a first pass
+checks every line (schema, tags, the video, the uid) without keeping the lines, and reports every
+bad one by number (the first 100, then how many more); only a file without a single problem is
+written, in a second pass and one transaction (active steps first), where a step the rules of
+the timeline refuse still refuses the whole file, naming its line.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import uuid
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import IO, Literal
 
 from django.core.exceptions import ValidationError
@@ -21,7 +24,10 @@ from annotation.models import LABEL_FIELDS, TAG_FIELDS, TIME_FIELDS, MicroStep, 
 from annotation.services import step_create
 from annotation.tags import clean_tags
 from media.models import SourceVideo
+from studio.jsonl import ImportRefused, Problems, Seen, chunks, json_lines, rereadable
 from studio.services import now
+
+VIDEOS_KEPT = 16  # videos held while steps are written (a file lists a video's steps together)
 
 
 class StepLine(BaseModel):
@@ -43,21 +49,6 @@ class StepLine(BaseModel):
     status: Literal["active", "retracted"] = "active"
 
 
-@dataclass(frozen=True)
-class LineError:
-    line: int
-    message: str
-
-    def __str__(self) -> str:
-        return f"line {self.line}: {self.message}"
-
-
-class ImportFailed(Exception):
-    def __init__(self, errors: list[LineError]):
-        super().__init__(f"{len(errors)} bad line(s); nothing was imported")
-        self.errors = errors
-
-
 def _schema_message(exc: SchemaError) -> str:
     parts = []
     for err in exc.errors():
@@ -66,65 +57,85 @@ def _schema_message(exc: SchemaError) -> str:
     return "; ".join(parts)
 
 
-def _parse(lines: Iterable[str]) -> tuple[list[tuple[int, StepLine]], list[LineError]]:
-    parsed, errors = [], []
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            errors.append(LineError(number, f"not JSON ({exc.msg} at column {exc.colno})"))
-            continue
-        if not isinstance(data, dict):
-            errors.append(LineError(number, "must be a JSON object"))
-            continue
-        try:
-            parsed.append((number, StepLine.model_validate(data)))
-        except SchemaError as exc:
-            errors.append(LineError(number, _schema_message(exc)))
-    return parsed, errors
-
-
 def _validation_message(exc: ValidationError) -> str:
     if hasattr(exc, "message_dict"):
         return "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
     return " ".join(exc.messages)
 
 
-def steps_import(*, lines: Iterable[str], author=None, reason: str = "imported") -> int:
-    """Create every step of ``lines`` or none. Returns the count; raises ImportFailed."""
-    parsed, errors = _parse(lines)
-    shas = {item.video_sha256 for _, item in parsed}
-    videos = {v.sha256: v for v in SourceVideo.objects.filter(sha256__in=shas)}
-    uids = [item.uid for _, item in parsed if item.uid is not None]
-    taken = set(MicroStep.objects.filter(uid__in=uids).values_list("uid", flat=True))
-    seen: set[uuid.UUID] = set()
-    for number, item in parsed:
+def _steps(path, problems: Problems) -> Iterator[tuple[int, StepLine]]:
+    for number, data in json_lines(path, problems=problems):
         try:
-            clean_tags(item.tags)
-        except ValidationError as exc:
-            errors.append(LineError(number, _validation_message(exc)))
-        if item.video_sha256 not in videos:
-            errors.append(LineError(number, f"no video with SHA-256 {item.video_sha256}"))
-        if item.uid is not None:
-            if item.uid in taken:
-                errors.append(LineError(number, f"a step with uid {item.uid} already exists"))
-            if item.uid in seen:
-                errors.append(LineError(number, f"uid {item.uid} appears twice in this file"))
-            seen.add(item.uid)
-    if errors:
-        raise ImportFailed(sorted(errors, key=lambda e: e.line))
+            yield number, StepLine.model_validate(data)
+        except SchemaError as exc:
+            problems.add(number, _schema_message(exc))
 
-    # Active steps first: a retracted step may overlap an active one, never the reverse.
-    ordered = sorted(parsed, key=lambda pair: pair[1].status != "active")
-    with transaction.atomic():
-        for number, item in ordered:
+
+def _check(path, problems: Problems) -> int:
+    """Every line checked without writing (the rules that need no earlier line of the file
+    written); returns how many steps the file holds."""
+    known: set[str] = set()  # SHA-256 of videos found (bounded by the videos stored)
+    seen = Seen()
+    count = 0
+    for chunk in chunks(_steps(path, problems)):
+        shas = {item.video_sha256 for _, item in chunk} - known
+        known |= set(SourceVideo.objects.filter(sha256__in=shas).values_list("sha256", flat=True))
+        uids = [item.uid for _, item in chunk if item.uid is not None]
+        taken = set(MicroStep.objects.filter(uid__in=uids).values_list("uid", flat=True))
+        for number, item in chunk:
+            count += 1
             try:
-                _create(item, videos[item.video_sha256], author, reason)
+                clean_tags(item.tags)
             except ValidationError as exc:
-                raise ImportFailed([LineError(number, _validation_message(exc))]) from exc
-    return len(parsed)
+                problems.add(number, _validation_message(exc))
+            if item.video_sha256 not in known:
+                problems.add(number, f"no video with SHA-256 {item.video_sha256}")
+            if item.uid is not None:
+                if item.uid in taken:
+                    problems.add(number, f"a step with uid {item.uid} already exists")
+                seen.add(str(item.uid), number)
+    repeats, total = seen.duplicates()
+    for number, first in repeats:
+        problems.add(number, f"its uid appears twice in this file (first on line {first})")
+    problems.add_uncounted(total - len(repeats))
+    return count
+
+
+def steps_import(
+    *,
+    source: str | IO[bytes] | None = None,
+    lines: Iterable[str] | None = None,
+    author=None,
+    reason: str = "imported",
+) -> int:
+    """Create every step of ``source`` (a path or a binary stream; or text ``lines``) or none.
+    Returns the count; raises ImportRefused naming the lines."""
+    if lines is not None:
+        source = io.BytesIO("\n".join(ln.rstrip("\n") for ln in lines).encode("utf-8"))
+    with rereadable(source) as path:
+        problems = Problems()
+        count = _check(path, problems)
+        if not count and not problems:
+            problems.add(None, "the file holds no step")
+        problems.refuse()
+        videos: dict[str, SourceVideo] = {}
+        with transaction.atomic():
+            # Active steps first: a retracted step may overlap an active one, never the reverse.
+            for status in ("active", "retracted"):
+                for number, item in _steps(path, Problems()):
+                    if item.status != status:
+                        continue
+                    if item.video_sha256 not in videos:
+                        if len(videos) >= VIDEOS_KEPT:  # a video holds its frame-time index
+                            videos.pop(next(iter(videos)))
+                        videos[item.video_sha256] = SourceVideo.objects.get(
+                            sha256=item.video_sha256
+                        )
+                    try:
+                        _create(item, videos[item.video_sha256], author, reason)
+                    except ValidationError as exc:
+                        raise ImportRefused([(number, _validation_message(exc))]) from exc
+    return count
 
 
 def _create(item: StepLine, video: SourceVideo, author, reason: str) -> MicroStep:

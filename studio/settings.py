@@ -151,8 +151,9 @@ LOGOUT_REDIRECT_URL = "login"
 
 # Login throttling (django-axes): after LOGIN_FAILURE_LIMIT failed logins for one user name, or
 # from one client address, further logins of that name or from that address are refused for
-# LOGIN_LOCKOUT_MINUTES, on /login/ and /admin/login/ alike. A successful login clears the
-# failures it matched; an admin unlocks by deleting the access attempt in the admin.
+# LOGIN_LOCKOUT_MINUTES, on /login/ and /admin/login/ alike. A successful login clears only the
+# failures of its own user name from its own address (studio.throttle.LoginFailureHandler); an
+# admin unlocks by deleting the access attempt in the admin (docs/security.md).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out name before checking it
     "django.contrib.auth.backends.ModelBackend",
@@ -162,6 +163,7 @@ AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each counted on its own
 AXES_RESET_ON_SUCCESS = True
+AXES_HANDLER = "studio.throttle.LoginFailureHandler"
 AXES_LOCKOUT_CALLABLE = "studio.throttle.locked_out"
 AXES_CLIENT_IP_CALLABLE = "studio.throttle.client_address"
 LOGIN_CLIENT_IP_HEADER = env_str("LOGIN_CLIENT_IP_HEADER", "")

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from studio.text import text_problem
+
 # --- Inputs ------------------------------------------------------------------------------------
 
 
 class TextField(serializers.CharField):
-    """Text only: a number or a boolean is refused instead of being turned into text."""
+    """Text only: a number or a boolean is refused instead of being turned into text, and text
+    the studio does not store (NUL, a lone surrogate: ``studio.text``, the one rule for text
+    from outside) is refused with the reason."""
 
-    default_error_messages = {"invalid": "Must be text."}
+    default_error_messages = {"invalid": "Must be text.", "not_text": "This text {reason}."}
 
     def __init__(self, **kwargs):
         kwargs.setdefault("allow_blank", True)
@@ -25,6 +29,9 @@ class TextField(serializers.CharField):
     def to_internal_value(self, data):
         if not isinstance(data, str):
             self.fail("invalid")
+        problem = text_problem(data)  # the length is max_length's
+        if problem is not None:
+            self.fail("not_text", reason=problem)
         return super().to_internal_value(data)
 
 
@@ -54,7 +61,7 @@ class StepCreateInput(_Labels):
     cutoff_us = serializers.IntegerField(min_value=0)
     outcome_us = serializers.IntegerField(min_value=0)
     end_us = serializers.IntegerField(min_value=0)
-    reason = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    reason = TextField(required=False, max_length=2000)
 
 
 class StepSaveInput(_Labels):
@@ -65,7 +72,7 @@ class StepSaveInput(_Labels):
     version = serializers.IntegerField(
         min_value=1, help_text="The version this save edits; a stale one gets 409."
     )
-    reason = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    reason = TextField(required=False, max_length=2000)
     start_us = serializers.IntegerField(required=False, min_value=0)
     cutoff_us = serializers.IntegerField(required=False, min_value=0)
     outcome_us = serializers.IntegerField(required=False, min_value=0)
@@ -74,7 +81,7 @@ class StepSaveInput(_Labels):
 
 class StepVersionInput(serializers.Serializer):
     version = serializers.IntegerField(min_value=1)
-    reason = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    reason = TextField(required=False, max_length=2000)
 
 
 class StepSplitInput(StepVersionInput):

@@ -16,16 +16,47 @@ from __future__ import annotations
 import json
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Length
 from django.db.models.lookups import Exact
 
-NAME_VALIDATOR = RegexValidator(
+
+class NameValidator(RegexValidator):
+    """The one name rule for everything a person names (releases, manifests, designs, campaigns,
+    QA group sets, endpoints, packages, runs, studies): lower-case letters, digits, ``_ . -``,
+    starting with a letter or digit, at most 80 characters. Names appear in file names, URLs,
+    download headers and command lines, so nothing else is allowed in them.
+
+    The whole text must match: a regular expression's ``$`` also matches before a final line
+    break, which would let ``"name\\n"`` through. It deconstructs as the plain RegexValidator it
+    refines, so the migrations that carry it do not change."""
+
+    def __call__(self, value) -> None:
+        if not isinstance(value, str) or not self.regex.fullmatch(value):
+            raise ValidationError(self.message, code=self.code, params={"value": value})
+
+    def deconstruct(self):
+        _path, args, kwargs = super().deconstruct()
+        return "django.core.validators.RegexValidator", args, kwargs
+
+
+NAME_VALIDATOR = NameValidator(
     r"^[a-z0-9][a-z0-9_.-]{0,79}$",
     "Use lower-case letters, digits, '_', '.' and '-', for example egointent_v1.",
 )
+
+
+def name_check(name, *, what: str = "name") -> str:
+    """``name`` if it follows the one name rule; otherwise ValidationError saying what the name
+    is for and what the rule is (for commands and services that take a name as an argument)."""
+    try:
+        NAME_VALIDATOR(name)
+    except ValidationError:
+        raise ValidationError(f"{what} {name!r}: {NAME_VALIDATOR.message}") from None
+    return name
 
 
 class FrozenError(PermissionError):

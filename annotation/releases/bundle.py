@@ -29,6 +29,7 @@ from pathlib import Path
 
 from annotation.releases.formats import RecordShape, csv_columns, record_shape
 from studio.canonical import FORMAT, RecordStream, canonical_bytes, sha256_hex
+from studio.text import Mode, json_clean
 
 MANIFEST = "manifest.json"
 SAMPLES = "samples.txt"
@@ -443,6 +444,8 @@ def bundle_verify(path: Path) -> VerifyReport:
                         record = json.loads(line)
                         if not isinstance(record, dict) or "sample_id" not in record:
                             raise ValueError("not an object with a sample_id")
+                        # Text from outside: nothing the studio cannot store (studio.text).
+                        json_clean(record, mode=Mode.REFUSE, where="record")
                         _, canonical_line = stream.add(record)
                     except (ValueError, TypeError) as exc:
                         problems.append(f"{RECORDS} line {number}: {exc}")

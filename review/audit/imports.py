@@ -8,8 +8,9 @@ One object per line::
     {"kind": "adjudication", "adjudicator": USER, "step": UID, "criterion": "C1"…"C7",
      "label": "valid"|"invalid", "comment": TEXT?}
 
-The whole file is checked before anything is written; any problem refuses all of it with every
-problem listed by line number. A decision lands as the reviewer's submission of the criterion's
+The whole file is checked before anything is written (read with ``studio.jsonl``, the one
+reader of every import); any problem refuses all of it, the first 100 problems listed by line
+number, then how many more. A decision lands as the reviewer's submission of the criterion's
 phase (a new one superseding the current one when there is one, both kept), an adjudication as
 a new adjudication row.
 
@@ -19,20 +20,20 @@ and no error types: every function takes the kind's ``scheme`` (``review.audit.d
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from review.audit.criteria import ADJUDICATION_LABELS, INVALID, LABELS
 from review.audit.decisions import AUDIT, Scheme
 from review.audit.kind import MAX_COMMENT
+from studio.jsonl import ImportRefused, Problems, chunks, numbered
 from studio.services import now
+
+__all__ = ["ImportRefused", "decisions_export", "decisions_load"]
 
 
 def _allowed(scheme: Scheme, kind: str) -> set[str]:
@@ -42,29 +43,7 @@ def _allowed(scheme: Scheme, kind: str) -> set[str]:
     return fields | ({"error_types"} if scheme.error_types else set())
 
 
-class ImportRefused(ValidationError):
-    """The file was refused; ``problems`` lists ``(line number, message)``."""
-
-    def __init__(self, problems: list[tuple[int, str]]):
-        self.problems = problems
-        super().__init__([f"line {n}: {m}" for n, m in problems])
-
-
-def read_lines(path: Path) -> Iterator[tuple[int, object]]:
-    """(line number, parsed object or the JSON error text) for every non-empty line."""
-    with open(path, encoding="utf-8") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                yield number, json.loads(raw)
-            except json.JSONDecodeError as exc:
-                yield number, ValueError(f"not JSON ({exc.msg} at column {exc.colno})")
-
-
 def _check_line(record, *, codes, scheme: Scheme = AUDIT) -> str | None:
-    if isinstance(record, ValueError):
-        return str(record)
     if not isinstance(record, dict):
         return "not a JSON object"
     kind = record.get("kind")
@@ -103,22 +82,26 @@ def _check_line(record, *, codes, scheme: Scheme = AUDIT) -> str | None:
 
 
 def decisions_load(
-    *, campaign, lines: Iterable, author=None, source: str = "", scheme: Scheme = AUDIT
+    *,
+    campaign,
+    lines: Iterable,
+    author=None,
+    source: str = "",
+    scheme: Scheme = AUDIT,
+    problems: Problems | None = None,
 ) -> dict:
     """Validate every line, then write them all in one transaction. ``lines`` holds parsed
-    objects or ``(number, object)`` pairs. Returns counts; raises ImportRefused."""
+    objects or ``(number, object)`` pairs (``studio.jsonl.json_lines``, whose own problems go
+    to the same ``problems``). Returns counts; raises ImportRefused. Lines are checked a
+    thousand at a time; only good ones are kept, and those are bounded by the campaign (one
+    per reviewer, step and criterion)."""
     from review.campaigns.models import CampaignItem, Exclusion
+    from studio.roles import ADJUDICATOR, ADMIN, roles_of
 
-    numbered = [ln if isinstance(ln, tuple) else (i, ln) for i, ln in enumerate(lines, 1)]
+    problems = Problems() if problems is None else problems
     codes = scheme.error_codes(campaign)
-    problems: list[tuple[int, str]] = []
     users = get_user_model().objects
-    names = {
-        rec.get("reviewer") or rec.get("adjudicator")
-        for _, rec in numbered
-        if isinstance(rec, dict)
-    }
-    by_name = {u.username: u for u in users.filter(username__in=[n for n in names if n])}
+    by_name: dict = {}  # the users named so far that exist
     people = set(campaign.people.values_list("pk", flat=True))
     items = {
         str(sid): pk
@@ -127,38 +110,51 @@ def decisions_load(
         )
     }
     excluded = set(Exclusion.objects.filter(campaign=campaign).values_list("person_id", "item_id"))
-    from studio.roles import ADJUDICATOR, ADMIN, roles_of
-
     good = []
     seen = set()
-    for number, record in numbered:
-        problem = _check_line(record, codes=codes, scheme=scheme)
-        if problem is None:
-            who = record.get("reviewer") or record.get("adjudicator")
-            user = by_name.get(who)
-            item_id = items.get(record["step"].strip().lower())
-            key = (record["kind"], who, record["step"], record[scheme.key_field])
-            if user is None:
-                problem = f"unknown user {who!r}"
-            elif item_id is None:
-                problem = f"step {record['step']} is not in the campaign's manifest"
-            elif record["kind"] == "decision" and user.pk not in people:
-                problem = f"reviewer {who} is not in campaign {campaign.name}"
-            elif record["kind"] == "decision" and (user.pk, item_id) in excluded:
-                problem = f"reviewer {who} may not judge this step (they annotated or revised it)"
-            elif record["kind"] == "adjudication" and not roles_of(user) & {ADJUDICATOR, ADMIN}:
-                problem = f"{who} is neither an adjudicator nor an admin"
-            elif key in seen:
-                problem = f"the same reviewer, step and {scheme.key_field} appear twice"
-            else:
-                seen.add(key)
-                good.append((number, record, user, item_id))
-        if problem is not None:
-            problems.append((number, problem))
+    for chunk in chunks(numbered(lines)):
+        names = {
+            rec.get("reviewer") or rec.get("adjudicator")
+            for _, rec in chunk
+            if isinstance(rec, dict)
+        }
+        names = {n for n in names if isinstance(n, str) and n} - by_name.keys()
+        by_name |= {u.username: u for u in users.filter(username__in=names)}
+        for number, record in chunk:
+            problem = _check_line(record, codes=codes, scheme=scheme)
+            if problem is None:
+                who = record.get("reviewer") or record.get("adjudicator")
+                user = by_name.get(who)
+                item_id = items.get(record["step"].strip().lower())
+                key = (record["kind"], who, record["step"], record[scheme.key_field])
+                if user is None:
+                    problem = f"unknown user {who!r}"
+                elif item_id is None:
+                    problem = f"step {record['step']} is not in the campaign's manifest"
+                elif record["kind"] == "decision" and user.pk not in people:
+                    problem = f"reviewer {who} is not in campaign {campaign.name}"
+                elif record["kind"] == "decision" and (user.pk, item_id) in excluded:
+                    problem = (
+                        f"reviewer {who} may not judge this step (they annotated or revised it)"
+                    )
+                elif record["kind"] == "adjudication" and not roles_of(user) & {
+                    ADJUDICATOR,
+                    ADMIN,
+                }:
+                    problem = f"{who} is neither an adjudicator nor an admin"
+                elif key in seen:
+                    problem = f"the same reviewer, step and {scheme.key_field} appear twice"
+                else:
+                    seen.add(key)
+                    good.append((number, record, user, item_id))
+            if problem is not None:
+                problems.add(number, problem)
     if not problems:
-        problems = _check_reviewer_counts(campaign, good)
-    if problems:
-        raise ImportRefused(problems)
+        for number, message in _check_reviewer_counts(campaign, good):
+            problems.add(number, message)
+    if not good and not problems:
+        problems.add(None, "the file holds no line to import")
+    problems.refuse()
     return _write(campaign, good, source=source, scheme=scheme)
 
 

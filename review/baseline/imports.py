@@ -9,18 +9,17 @@ One object per rater and step::
      "seconds": 38.5}                                   # optional
     {"rater": USER, "step": UID, "broken": true, "note": "…"}   # a broken item
 
-The whole file is checked first; any problem refuses all of it, every problem listed by line
-number; then everything is written in one transaction. A line becomes the rater's submission
+The whole file is checked first (read with ``studio.jsonl``, the one reader of every import);
+any problem refuses all of it, the first 100 problems listed by line number, then how many
+more; then everything is written in one transaction. A line becomes the rater's submission
 of the item (superseding their current one, which is kept).
 """
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -28,29 +27,12 @@ from django.db import transaction
 
 from review.baseline.kind import KIND, PART
 from review.baseline.responses import DIMENSIONS, clean_response
+from studio.jsonl import ImportRefused, Problems, chunks, numbered
 from studio.services import now
 
+__all__ = ["ImportRefused", "response_line", "responses_export", "responses_load"]
+
 LINE_KEYS = {"rater", "step", "broken", "note", "seconds", *DIMENSIONS}
-
-
-class ImportRefused(ValidationError):
-    """The file was refused; ``problems`` lists ``(line number, message)``."""
-
-    def __init__(self, problems: list[tuple[int, str]]):
-        self.problems = problems
-        super().__init__([f"line {n}: {m}" for n, m in problems])
-
-
-def read_lines(path: Path) -> Iterator[tuple[int, object]]:
-    """(line number, parsed object or the JSON error) for every non-empty line."""
-    with open(path, encoding="utf-8") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                yield number, json.loads(raw)
-            except json.JSONDecodeError as exc:
-                yield number, ValueError(f"not JSON ({exc.msg} at column {exc.colno})")
 
 
 def _messages(exc: ValidationError) -> str:
@@ -63,8 +45,6 @@ def _messages(exc: ValidationError) -> str:
 
 
 def _check_line(record) -> tuple[str | None, dict | None]:
-    if isinstance(record, ValueError):
-        return str(record), None
     if not isinstance(record, dict):
         return "not a JSON object", None
     extra = sorted(set(record) - LINE_KEYS)
@@ -94,21 +74,21 @@ def _check_line(record) -> tuple[str | None, dict | None]:
     return None, cleaned
 
 
-def responses_load(*, campaign, lines: Iterable, source: str = "") -> dict:
+def responses_load(
+    *, campaign, lines: Iterable, source: str = "", problems: Problems | None = None
+) -> dict:
     """Validate every line, then write them all in one transaction. ``lines`` holds parsed
-    objects or ``(number, object)`` pairs. Returns counts; raises ImportRefused."""
+    objects or ``(number, object)`` pairs (``studio.jsonl.json_lines``, whose own problems go
+    to the same ``problems``). Returns counts; raises ImportRefused. Lines are checked a
+    thousand at a time; the good ones kept are bounded by the campaign (one per rater and
+    step)."""
     from review.campaigns.models import CampaignItem, Exclusion
 
     if campaign.kind != KIND:
-        raise ImportRefused([(0, f"campaign {campaign.name} is not a human baseline")])
-    numbered = [ln if isinstance(ln, tuple) else (i, ln) for i, ln in enumerate(lines, 1)]
-    names = {rec.get("rater") for _, rec in numbered if isinstance(rec, dict)}
-    by_name = {
-        u.username: u
-        for u in get_user_model().objects.filter(
-            username__in=[n for n in names if isinstance(n, str)]
-        )
-    }
+        raise ImportRefused(f"campaign {campaign.name} is not a human baseline")
+    problems = Problems() if problems is None else problems
+    users = get_user_model().objects
+    by_name: dict = {}  # the users named so far that exist
     people = set(campaign.people.values_list("pk", flat=True))
     items = {
         str(sid): pk
@@ -117,32 +97,37 @@ def responses_load(*, campaign, lines: Iterable, source: str = "") -> dict:
         )
     }
     excluded = set(Exclusion.objects.filter(campaign=campaign).values_list("person_id", "item_id"))
-    problems: list[tuple[int, str]] = []
     good, seen = [], set()
-    for number, record in numbered:
-        problem, cleaned = _check_line(record)
-        if problem is None:
-            user = by_name.get(record["rater"])
-            item_id = items.get(record["step"].strip().lower())
-            if user is None:
-                problem = f"unknown user {record['rater']!r}"
-            elif item_id is None:
-                problem = f"step {record['step']} is not in the campaign's manifest"
-            elif user.pk not in people:
-                problem = f"rater {user.username} is not in campaign {campaign.name}"
-            elif (user.pk, item_id) in excluded:
-                problem = f"rater {user.username} may not answer this step (they annotated it)"
-            elif (user.pk, item_id) in seen:
-                problem = "the same rater and step appear twice"
-            else:
-                seen.add((user.pk, item_id))
-                good.append((number, record, user, item_id, cleaned))
-        if problem is not None:
-            problems.append((number, problem))
+    for chunk in chunks(numbered(lines)):
+        names = {rec.get("rater") for _, rec in chunk if isinstance(rec, dict)}
+        names = {n for n in names if isinstance(n, str)} - by_name.keys()
+        by_name |= {u.username: u for u in users.filter(username__in=names)}
+        for number, record in chunk:
+            problem, cleaned = _check_line(record)
+            if problem is None:
+                user = by_name.get(record["rater"])
+                item_id = items.get(record["step"].strip().lower())
+                if user is None:
+                    problem = f"unknown user {record['rater']!r}"
+                elif item_id is None:
+                    problem = f"step {record['step']} is not in the campaign's manifest"
+                elif user.pk not in people:
+                    problem = f"rater {user.username} is not in campaign {campaign.name}"
+                elif (user.pk, item_id) in excluded:
+                    problem = f"rater {user.username} may not answer this step (they annotated it)"
+                elif (user.pk, item_id) in seen:
+                    problem = "the same rater and step appear twice"
+                else:
+                    seen.add((user.pk, item_id))
+                    good.append((number, record, user, item_id, cleaned))
+            if problem is not None:
+                problems.add(number, problem)
     if not problems:
-        problems = _check_rater_counts(campaign, good)
-    if problems:
-        raise ImportRefused(problems)
+        for number, message in _check_rater_counts(campaign, good):
+            problems.add(number, message)
+    if not good and not problems:
+        problems.add(None, "the file holds no line to import")
+    problems.refuse()
     with transaction.atomic():
         return _write(campaign, good, source=source)
 

@@ -15,6 +15,7 @@ from django.shortcuts import redirect, render
 
 from review.campaigns import exposure
 from review.campaigns.models import Campaign
+from studio.downloads import as_download
 from studio.roles import is_admin
 
 
@@ -173,10 +174,10 @@ def report_response(
     filename = f"{campaign.name}-{suffix}"
     if wanted == "json":
         response = JsonResponse(report, json_dumps_params={"indent": 2, "ensure_ascii": False})
-        response["Content-Disposition"] = f'attachment; filename="{filename}.json"'
+        as_download(response, f"{filename}.json")
         return response
     if wanted == "csv":
         response = HttpResponse(csv(report), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{filename}.csv"'
+        as_download(response, f"{filename}.csv")
         return response
     return render(request, template, {"campaign": campaign, "report": report})

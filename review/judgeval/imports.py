@@ -5,8 +5,9 @@ One object per line, a rater's scores of one triplet::
     {"rater": USER, "step": UID, "run": PREDICTION_RUN, "local": 0-100, "procedural": 0-100,
      "next": 0-100, "reason": CODE?}
 
-The whole file is checked first; any problem refuses all of it with every problem by line
-number. A rater gives both triplets of a step (the two parts of their assignment); each lands as
+The whole file is checked first (read with ``studio.jsonl``, the one reader of every import);
+any problem refuses all of it, the first 100 problems listed by line number, then how many
+more. A rater gives both triplets of a step (the two parts of their assignment); each lands as
 the submission of its part in the rater's order (a new one superseding the current one, both
 kept).
 """
@@ -21,19 +22,17 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from review.audit.imports import ImportRefused, read_lines  # the shared JSON Lines reader
 from review.judgeval.kind import DIMENSIONS, PARTS, clean_scores, slot_order
 from review.judgeval.selectors import campaign_ratings
+from studio.jsonl import ImportRefused, Problems, chunks, numbered
 from studio.services import now
 
 KEYS = {"rater", "step", "run", "local", "procedural", "next", "reason"}
 
-__all__ = ["ImportRefused", "ratings_export", "ratings_load", "read_lines"]
+__all__ = ["ImportRefused", "ratings_export", "ratings_load"]
 
 
 def _check_line(record) -> str | None:
-    if isinstance(record, ValueError):
-        return str(record)
     if not isinstance(record, dict):
         return "not a JSON object"
     extra = sorted(set(record) - KEYS)
@@ -52,16 +51,20 @@ def _check_line(record) -> str | None:
     return None
 
 
-def ratings_load(*, campaign, lines: Iterable, source: str = "") -> dict:
+def ratings_load(
+    *, campaign, lines: Iterable, source: str = "", problems: Problems | None = None
+) -> dict:
     """Validate every line, then write them all in one transaction. ``lines`` holds parsed
-    objects or ``(number, object)`` pairs. Returns counts; raises ImportRefused."""
+    objects or ``(number, object)`` pairs (``studio.jsonl.json_lines``, whose own problems go
+    to the same ``problems``). Returns counts; raises ImportRefused. Lines are checked a
+    thousand at a time; the good ones kept are bounded by the campaign (one per rater, step
+    and run)."""
     from review.campaigns.models import Assignment, CampaignItem, Exclusion
     from review.judgeval.models import JudgeTriplet
 
-    numbered = [ln if isinstance(ln, tuple) else (i, ln) for i, ln in enumerate(lines, 1)]
-    names = {rec.get("rater") for _, rec in numbered if isinstance(rec, dict)}
-    users = get_user_model().objects.filter(username__in=[n for n in names if isinstance(n, str)])
-    by_name = {u.username: u for u in users}
+    problems = Problems() if problems is None else problems
+    users = get_user_model().objects
+    by_name: dict = {}  # the users named so far that exist
     people = set(campaign.people.values_list("pk", flat=True))
     items = {
         str(sid): pk
@@ -76,37 +79,42 @@ def ratings_load(*, campaign, lines: Iterable, source: str = "") -> dict:
         )
     }
     excluded = set(Exclusion.objects.filter(campaign=campaign).values_list("person_id", "item_id"))
-    problems: list[tuple[int, str]] = []
     good = []
     seen = set()
-    for number, record in numbered:
-        problem = _check_line(record)
-        if problem is None:
-            user = by_name.get(record["rater"])
-            step = record["step"].strip().lower()
-            item_id = items.get(step)
-            key = (record["rater"], step, record["run"])
-            if user is None:
-                problem = f"unknown user {record['rater']!r}"
-            elif item_id is None:
-                problem = f"step {record['step']} is not in the campaign's manifest"
-            elif (step, record["run"]) not in slots:
-                problem = f"run {record['run']} has no triplet of step {record['step']}"
-            elif user.pk not in people:
-                problem = f"rater {record['rater']} is not in campaign {campaign.name}"
-            elif (user.pk, item_id) in excluded:
-                problem = f"rater {record['rater']} may not rate this step (they annotated it)"
-            elif key in seen:
-                problem = "the same rater, step and run appear twice"
-            else:
-                seen.add(key)
-                good.append((number, record, user, item_id, slots[(step, record["run"])]))
-        if problem is not None:
-            problems.append((number, problem))
+    for chunk in chunks(numbered(lines)):
+        names = {rec.get("rater") for _, rec in chunk if isinstance(rec, dict)}
+        names = {n for n in names if isinstance(n, str)} - by_name.keys()
+        by_name |= {u.username: u for u in users.filter(username__in=names)}
+        for number, record in chunk:
+            problem = _check_line(record)
+            if problem is None:
+                user = by_name.get(record["rater"])
+                step = record["step"].strip().lower()
+                item_id = items.get(step)
+                key = (record["rater"], step, record["run"])
+                if user is None:
+                    problem = f"unknown user {record['rater']!r}"
+                elif item_id is None:
+                    problem = f"step {record['step']} is not in the campaign's manifest"
+                elif (step, record["run"]) not in slots:
+                    problem = f"run {record['run']} has no triplet of step {record['step']}"
+                elif user.pk not in people:
+                    problem = f"rater {record['rater']} is not in campaign {campaign.name}"
+                elif (user.pk, item_id) in excluded:
+                    problem = f"rater {record['rater']} may not rate this step (they annotated it)"
+                elif key in seen:
+                    problem = "the same rater, step and run appear twice"
+                else:
+                    seen.add(key)
+                    good.append((number, record, user, item_id, slots[(step, record["run"])]))
+            if problem is not None:
+                problems.add(number, problem)
     if not problems:
-        problems = _check_pairs_and_counts(campaign, good, Assignment)
-    if problems:
-        raise ImportRefused(problems)
+        for number, message in _check_pairs_and_counts(campaign, good, Assignment):
+            problems.add(number, message)
+    if not good and not problems:
+        problems.add(None, "the file holds no line to import")
+    problems.refuse()
     return _write(campaign, good, source=source)
 
 

@@ -29,6 +29,7 @@ from review.manifests.services import (
     manifest_freeze,
 )
 from studio.canonical import MAX_SAFE_INTEGER
+from studio.downloads import as_download
 from studio.roles import is_admin
 
 
@@ -158,9 +159,7 @@ class ReleaseAdmin(_SealedAdmin):
     def download_view(self, request: HttpRequest, pk: int) -> FileResponse:
         _require_admin(request)
         release = get_object_or_404(Release, pk=pk, frozen_at__isnull=False)
-        return FileResponse(
-            bundle_zip_file(release=release), as_attachment=True, filename=f"{release.name}.zip"
-        )
+        return as_download(FileResponse(bundle_zip_file(release=release)), f"{release.name}.zip")
 
 
 # --- Sample designs ---------------------------------------------------------------------------
@@ -325,9 +324,8 @@ class ManifestAdmin(_SealedAdmin):
     def download_view(self, request: HttpRequest, pk: int) -> FileResponse:
         _require_admin(request)
         manifest = get_object_or_404(Manifest, pk=pk, frozen_at__isnull=False)
-        return FileResponse(
-            bundle_zip_file(manifest=manifest), as_attachment=True, filename=f"{manifest.name}.zip"
-        )
+        response = FileResponse(bundle_zip_file(manifest=manifest))
+        return as_download(response, f"{manifest.name}.zip")
 
 
 def _frozen_times(row) -> bytes | None:

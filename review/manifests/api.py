@@ -33,6 +33,7 @@ from review.manifests.services import (
     manifest_freeze,
 )
 from studio.api import ApiError, StudioApiView
+from studio.downloads import as_download
 from studio.roles import is_admin
 
 
@@ -54,9 +55,7 @@ NO_SUCH_RELEASE = OpenApiResponse(ApiError, description="No release has the id g
 
 
 def _zip_response(file, name: str) -> FileResponse:
-    return FileResponse(
-        file, as_attachment=True, filename=f"{name}.zip", content_type="application/zip"
-    )
+    return as_download(FileResponse(file, content_type="application/zip"), f"{name}.zip")
 
 
 # --- Releases ---------------------------------------------------------------------------------

@@ -1,10 +1,17 @@
 """``import_qa`` and its export: QA groups from JSON Lines, validated all-or-nothing with line
-numbers, frozen as a new QA group set; and the same schema written back (docs/qa.md)."""
+numbers, frozen as a new QA group set; and the same schema written back (docs/qa.md).
+
+Read with the one JSON Lines reader (``studio.jsonl``): a first pass checks every line without
+keeping it (the first 100 problems listed, then how many more), a second pass writes the groups
+in one transaction, so memory does not grow with the file.
+"""
 
 from __future__ import annotations
 
-import json
+import io
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -14,99 +21,121 @@ from review.qa.models import QaGroupSet
 from review.qa.schema import RecordError, VideoFacts, check_record
 from review.qa.store import set_records, set_seal
 from studio.canonical import canonical_bytes
+from studio.jsonl import ImportRefused, Problems, Seen, chunks, json_lines, rereadable
 
-MAX_PROBLEMS = 50
+VIDEOS_KEPT = 16  # videos whose frame-time index is held at once (a file groups by video)
 
-
-class QaImportError(ValueError):
-    """The file was refused; ``problems`` name the lines. Nothing was written."""
-
-    def __init__(self, problems: list[str]):
-        self.problems = problems
-        super().__init__("\n".join(problems))
+# One name for the refusal of a QA file, whichever import raised it.
+QaImportError = ImportRefused
 
 
-def _video_lookup():
-    cache: dict[str, object] = {}
+class _Videos:
+    """The videos an import names, by SHA-256: a batch of lines' videos looked up in one query
+    (``known``), the found ones' frame-time index held a few at a time."""
 
-    def video_of(sha: str):
-        if sha not in cache:
-            video = (
+    def __init__(self) -> None:
+        self.cache: dict[str, SourceVideo | None] = {}
+        self.absent: set[str] = set()  # of the current batch
+
+    def known(self, shas: set) -> None:
+        self.absent.clear()
+        wanted = {s for s in shas if isinstance(s, str)} - self.cache.keys()
+        found = SourceVideo.objects.filter(sha256__in=wanted, status=SourceVideo.Status.READY)
+        self.absent.update(wanted - set(found.values_list("sha256", flat=True)))
+
+    def _video(self, sha: str) -> SourceVideo | None:
+        if sha in self.absent:
+            return None
+        if sha not in self.cache:
+            if len(self.cache) >= VIDEOS_KEPT:
+                self.cache.pop(next(iter(self.cache)))
+            self.cache[sha] = (
                 SourceVideo.objects.filter(sha256=sha, status=SourceVideo.Status.READY)
                 .only("id", "sha256", "duration_us", "frame_times")
                 .first()
             )
-            cache[sha] = video
-        video = cache[sha]
-        if video is None:
-            return None
-        return VideoFacts(video.duration_us, video.frame_times_us())
+        return self.cache[sha]
 
-    return video_of, cache
+    def __call__(self, sha: str) -> VideoFacts | None:
+        """``video_of`` of ``check_record``."""
+        video = self._video(sha)
+        return None if video is None else VideoFacts(video.duration_us, video.frame_times_us())
+
+    def __getitem__(self, sha: str) -> SourceVideo:
+        """The video of a record being written (``groups_write``)."""
+        return self._video(sha)
 
 
-def parse_lines(text: str, video_of) -> tuple[list[dict], int]:
-    """Cleaned records and the number of snapped times; QaImportError names every bad line."""
-    problems: list[str] = []
-    records: list[dict] = []
-    seen: dict[str, int] = {}
-    moved = 0
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(f"line {number}: not JSON ({exc.msg})")
-            continue
-        try:
-            cleaned, snapped = check_record(record, video_of)
-        except RecordError as exc:
-            problems.extend(f"line {number}: {p}" for p in exc.problems)
-            continue
-        if cleaned["uid"] in seen:
-            problems.append(
-                f"line {number}: uid {cleaned['uid']} already on line {seen[cleaned['uid']]}"
-            )
-            continue
-        seen[cleaned["uid"]] = number
-        records.append(cleaned)
+def _records(path, problems: Problems, video_of: _Videos) -> Iterator[tuple[int, dict, int]]:
+    """(line, cleaned record, times snapped) of every good line; the bad ones in ``problems``.
+    Lines are read a thousand at a time, their videos looked up in one query."""
+    for chunk in chunks(json_lines(path, problems=problems)):
+        video_of.known({r.get("video_sha256") for _n, r in chunk})
+        for number, record in chunk:
+            try:
+                cleaned, snapped = check_record(record, video_of)
+            except RecordError as exc:
+                for problem in exc.problems:
+                    problems.add(number, problem)
+                continue
+            yield number, cleaned, snapped
+
+
+def _check(path, video_of: _Videos) -> int:
+    """Every line checked, nothing kept but a digest of each uid; returns the snapped count."""
+    problems, seen, moved, count = Problems(), Seen(), 0, 0
+    for number, cleaned, snapped in _records(path, problems, video_of):
+        seen.add(cleaned["uid"], number)
         moved += snapped
-    if not records and not problems:
-        problems.append("the file holds no QA groups")
-    if problems:
-        if len(problems) > MAX_PROBLEMS:
-            problems = [*problems[:MAX_PROBLEMS], f"… and {len(problems) - MAX_PROBLEMS} more"]
-        raise QaImportError(problems)
-    return records, moved
+        count += 1
+    repeats, total = seen.duplicates()
+    for number, first in repeats:
+        problems.add(number, f"its uid is already on line {first}")
+    problems.add_uncounted(total - len(repeats))
+    if not count and not problems:
+        problems.add(None, "the file holds no QA groups")
+    problems.refuse()
+    return moved
 
 
-@transaction.atomic
-def qa_import(*, text: str, name: str, author, note: str = "") -> tuple[QaGroupSet, int]:
-    """Freeze the groups of ``text`` as a new QA group set; returns it and how many evidence
-    times were snapped to the frame grid. Refuses (nothing written) any bad line."""
+def qa_import(
+    *,
+    name: str,
+    author,
+    note: str = "",
+    source: str | Path | IO[bytes] | None = None,
+    text: str | None = None,
+) -> tuple[QaGroupSet, int]:
+    """Freeze the groups of ``source`` (a path or a binary stream; or ``text``) as a new QA
+    group set; returns it and how many evidence times were snapped to the frame grid. Refuses
+    (ImportRefused, nothing written) any bad line."""
     from review.qa.store import groups_write
 
+    if text is not None:
+        source = io.BytesIO(text.encode("utf-8", "surrogatepass"))
     if QaGroupSet.objects.filter(name=name).exists():
-        raise QaImportError([f"a QA group set named {name} already exists"])
+        raise ImportRefused(f"a QA group set named {name} already exists")
     try:
         QaGroupSet(name=name).clean_fields(exclude=["origin", "manifest_text"])
     except ValidationError as exc:
-        raise QaImportError([f"name: {m}" for m in exc.messages]) from None
-    video_of, videos = _video_lookup()
-    records, moved = parse_lines(text, video_of)
-    group_set = QaGroupSet.objects.create(name=name, origin=QaGroupSet.Origin.IMPORTED, note=note)
-    by_sha = {sha: v for sha, v in videos.items() if v is not None}
-    groups_write(group_set=group_set, records=records, videos=by_sha)
-    return set_seal(group_set=group_set, author=author), moved
+        raise ImportRefused([(None, f"name: {m}") for m in exc.messages]) from None
+    videos = _Videos()
+    with rereadable(source) as path:
+        moved = _check(path, videos)
+        with transaction.atomic():
+            group_set = QaGroupSet.objects.create(
+                name=name, origin=QaGroupSet.Origin.IMPORTED, note=note
+            )
+            records = (r for _n, r, _s in _records(path, Problems(), videos))
+            groups_write(group_set=group_set, records=records, videos=videos)
+            return set_seal(group_set=group_set, author=author), moved
 
 
 def qa_import_file(*, path: Path, name: str, author, note: str = "") -> tuple[QaGroupSet, int]:
     try:
-        text = Path(path).read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise QaImportError([f"{path} cannot be read as UTF-8 text: {exc}"]) from None
-    return qa_import(text=text, name=name, author=author, note=note)
+        return qa_import(source=Path(path), name=name, author=author, note=note)
+    except OSError as exc:
+        raise ImportRefused(f"{path} cannot be read: {exc.strerror}") from None
 
 
 def qa_export_bytes(*, group_set: QaGroupSet, uids=None) -> bytes:

@@ -143,9 +143,11 @@ def set_groups(group_set: QaGroupSet, uids: Iterable[str] | None = None):
 
 
 def set_records(group_set: QaGroupSet, uids: Iterable[str] | None = None) -> Iterator[dict]:
-    """Records in canonical order (ascending uid bytes; UUID text sorts the same way)."""
-    records = [group_record(g) for g in set_groups(group_set, uids)]
-    yield from sorted(records, key=lambda r: r["uid"].encode("utf-8"))
+    """Records in canonical order (ascending uid bytes), a few hundred groups read at a time.
+    The database's uid order is that order: UUIDs compare as their 16 bytes, which is the order
+    of their lower-case hex text (``LineStream.add`` checks it)."""
+    for group in set_groups(group_set, uids).iterator(chunk_size=500):
+        yield group_record(group)
 
 
 def set_seal(*, group_set: QaGroupSet, author, changes: Mapping | None = None) -> QaGroupSet:

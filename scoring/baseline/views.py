@@ -14,6 +14,7 @@ from django.views.decorators.http import require_safe
 from scoring.reports.baseline import report_csv
 from scoring.reports.baseline_inputs import BaselineError, baseline_report
 from scoring.similarity import CHOICES, MINILM, SimilarityUnavailable, similarity
+from studio.downloads import as_download
 from studio.roles import is_admin
 
 
@@ -53,11 +54,11 @@ def baseline_report_page(request, campaign_id: int):
     if report is not None and wanted == "json":
         text = json.dumps(report, ensure_ascii=False, indent=1, sort_keys=True)
         response = HttpResponse(text, content_type="application/json; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{campaign.name}-baseline.json"'
+        as_download(response, f"{campaign.name}-baseline.json")
         return response
     if report is not None and wanted == "csv":
         response = HttpResponse(report_csv(report), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{campaign.name}-baseline.csv"'
+        as_download(response, f"{campaign.name}-baseline.csv")
         return response
     context = {"campaign": campaign, "report": report, "error": error, "similarity": chosen}
     return render(request, "scoring/baseline_report.html", context)

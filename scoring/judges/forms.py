@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from scoring.models import Endpoint, PromptPackage
-from scoring.runs.forms import NAME_HELP
+from scoring.runs.forms import name_field
 
 
 class JudgeForm(forms.Form):
@@ -15,7 +15,7 @@ class JudgeForm(forms.Form):
         ("rater", "Blind LLM rater"),
     ]
     PACKAGE_OF = {"reference": "reference_judge", "video": "video_judge", "rater": "blind_rater"}
-    name = forms.SlugField(max_length=80, help_text=NAME_HELP)
+    name = name_field()
     kind = forms.ChoiceField(choices=KINDS)
     endpoint = forms.ModelChoiceField(Endpoint.objects.all())
     package = forms.ModelChoiceField(

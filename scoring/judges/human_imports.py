@@ -8,22 +8,30 @@ JSON Lines in the ``run_export`` judgement format, with a human subject per line
      "judgement_outcome": "ok", "scores": {"local": 80, "procedural": 0, "next": 55}}
 
 The subject must be a judged response of the campaign (an answered response; abstentions and
-broken items are never judged). All-or-nothing with line numbers."""
+broken items are never judged). All-or-nothing, read as ``imports.py`` reads (the one JSON Lines
+reader, two passes, the first 100 problems by line)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import uuid
+from functools import partial
 from pathlib import Path
 
 from django.db import transaction
 
-from scoring.judges.imports import SCALES, _line_error, _scores
+from scoring.judges.imports import (
+    SCALES,
+    LineProblem,
+    imported_provenance,
+    judged,
+    justification,
+    outcome_and_scores,
+    read_judgements,
+)
 from scoring.judges.services import PURPOSE
 from scoring.judges.subjects import SubjectError, subjects_from_campaign
-from scoring.models import ItemState, Judgement, Outcome, Run, RunItem, RunKind
-from scoring.runs.services import RunError, provenance
+from scoring.models import ItemState, Judgement, Run, RunItem, RunKind
+from scoring.runs.services import RunError, provenance, run_name_check
 from studio import services as studio_services
 
 
@@ -31,6 +39,7 @@ from studio import services as studio_services
 def human_judgements_import(
     *, name: str, path: Path, campaign, endpoint, package, kind: str = RunKind.REFERENCE, user=None
 ) -> Run:
+    run_name_check(name)
     if kind != RunKind.REFERENCE:
         raise RunError("human answers are scored by the reference judge")
     if package.purpose != PURPOSE[kind]:
@@ -43,66 +52,39 @@ def human_judgements_import(
         raise RunError(str(exc)) from None
     by_key = {s.key: s for s in subjects}
     people = dict(campaign.people.values_list("username", "pk"))
-    try:
-        lines = Path(path).read_bytes().decode("utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RunError(f"{path} cannot be read: {exc}") from None
-    records, seen = [], set()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise _line_error(number, f"not JSON ({exc.msg})") from None
-        if not isinstance(record, dict):
-            raise _line_error(number, "not a JSON object")
+
+    def check(record: dict, seen: set) -> tuple:
         subject = record.get("subject")
         if not isinstance(subject, dict) or subject.get("kind") != "human":
-            raise _line_error(
-                number, 'subject must be {"kind": "human", "campaign", "rater", "sample"}'
-            )
+            raise LineProblem('subject must be {"kind": "human", "campaign", "rater", "sample"}')
         if subject.get("campaign") != campaign.name:
-            named = subject.get("campaign")
-            raise _line_error(number, f"campaign {named!r} is not {campaign.name}")
-        person = people.get(subject.get("rater"))
+            raise LineProblem(f"campaign {subject.get('campaign')!r} is not {campaign.name}")
+        rater = subject.get("rater")
+        person = people.get(rater) if isinstance(rater, str) else None
         if person is None:
-            raise _line_error(number, f"{subject.get('rater')!r} is not a rater of the campaign")
+            raise LineProblem(f"{rater!r} is not a rater of the campaign")
         try:
             sample = uuid.UUID(str(subject.get("sample")))
         except ValueError:
-            raise _line_error(number, "sample must be a step uid") from None
+            raise LineProblem("sample must be a step uid") from None
         key = f"{campaign.name}:{person}:{sample}"
         found = by_key.get(key)
         if found is None:
-            raise _line_error(
-                number, "no judged response of this rater on this step (none, broken, or nothing "
-                "answerable)",
-            )  # fmt: skip
+            raise LineProblem(
+                "no judged response of this rater on this step (none, broken, or nothing "
+                "answerable)"
+            )
         if key in seen:
-            raise _line_error(number, "this response is judged twice")
+            raise LineProblem("this response is judged twice")
         seen.add(key)
-        outcome = record.get("judgement_outcome")
-        if outcome not in Outcome.values:
-            raise _line_error(number, f"judgement_outcome must be one of {Outcome.values}")
-        scores = _scores(number, kind, record) if outcome == Outcome.OK else {}
-        if outcome != Outcome.OK and record.get("scores") is not None:
-            raise _line_error(number, "a judgement that is not ok has no scores")
-        records.append((found, outcome, scores, record))
-    if not records:
-        raise RunError(f"{path} holds no judgements")
+        return (found, *outcome_and_scores(kind, record))
+
+    count, given = read_judgements(path, partial(check, seen=set()))
     manifest = campaign.manifest
     prov = provenance(endpoint=endpoint, package=package, release=manifest.release,
                       manifest=manifest)  # fmt: skip
     prov["campaign"] = campaign.name
-    prov["imported"] = {
-        "file": Path(path).name,
-        "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
-        "lines": len(records),
-        "unknown": sorted(
-            {"justification", "call"} - {k for *_, r in records for k in r if r.get(k)}
-        ),
-    }
+    prov["imported"] = imported_provenance(path, count, given)
     now = studio_services.now()
     run = Run.objects.create(
         name=name,
@@ -117,40 +99,41 @@ def human_judgements_import(
         finished_at=now,
         created_by=user if user is not None and user.is_authenticated else None,
     )
-    units = RunItem.objects.bulk_create(
-        [
-            RunItem(
-                run=run,
-                position=i,
-                key=s.key[:200],
-                sample_id=s.sample_id,
-                state=ItemState.DONE,
-                outcome=outcome,
-                detail="imported",
-                finished_at=now,
-            )
-            for i, (s, outcome, _scores_, _r) in enumerate(records)
-        ],
-        batch_size=1000,
-    )
-    Judgement.objects.bulk_create(
-        [
-            Judgement(
-                run=run,
-                item=unit,
-                subject_kind=s.kind,
-                subject_key=s.key,
-                sample_id=s.sample_id,
-                candidate_id="C01",
-                position=0,
-                candidate=s.candidate,
-                reference=s.reference,
-                outcome=outcome,
-                justification=str(record.get("justification") or "")[:5000],
-                **scores,
-            )
-            for unit, (s, outcome, scores, record) in zip(units, records, strict=True)
-        ],
-        batch_size=1000,
-    )
+    position = 0
+    for chunk in judged(path, partial(check, seen=set())):
+        units = RunItem.objects.bulk_create(
+            [
+                RunItem(
+                    run=run,
+                    position=position + i,
+                    key=s.key[:200],
+                    sample_id=s.sample_id,
+                    state=ItemState.DONE,
+                    outcome=outcome,
+                    detail="imported",
+                    finished_at=now,
+                )
+                for i, ((s, outcome, _scores), _r) in enumerate(chunk)
+            ]
+        )
+        position += len(chunk)
+        Judgement.objects.bulk_create(
+            [
+                Judgement(
+                    run=run,
+                    item=unit,
+                    subject_kind=s.kind,
+                    subject_key=s.key,
+                    sample_id=s.sample_id,
+                    candidate_id="C01",
+                    position=0,
+                    candidate=s.candidate,
+                    reference=s.reference,
+                    outcome=outcome,
+                    justification=justification(record),
+                    **scores,
+                )
+                for unit, ((s, outcome, scores), record) in zip(units, chunk, strict=True)
+            ]
+        )
     return run

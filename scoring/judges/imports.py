@@ -6,13 +6,14 @@ what was judged — ``{"kind": "prediction", "run": RUN, "sample": UID}``, an it
 prediction runs given — and ``judgement_outcome`` and ``scores`` hold the result (reference
 judge: ``local``, ``procedural``, ``next`` 0-100, optional ``next_match_type``; video judge:
 ``gf``, ``hic``, ``tpc``, ``npf`` 0-4). Human baseline answers have their own import
-(``human_imports.py``, ``--campaign``); a human subject here is refused. All-or-nothing, with line
-numbers; the provenance lists what no line gave as unknown."""
+(``human_imports.py``, ``--campaign``); a human subject here is refused. All-or-nothing: read
+with the one JSON Lines reader (``studio.jsonl``) twice, a first pass checking every line (the
+first 100 problems by line, then how many more), a second writing the rows a thousand at a time;
+the provenance lists what no line gave as unknown."""
 
 from __future__ import annotations
 
-import hashlib
-import json
+from functools import partial
 from pathlib import Path
 
 from django.db import transaction
@@ -30,7 +31,9 @@ from scoring.models import (
     RunItem,
     RunKind,
 )
-from scoring.runs.services import RunError, provenance
+from scoring.runs.imports import ImportRefused, file_sha256
+from scoring.runs.services import RunError, provenance, run_name_check
+from studio import jsonl
 from studio import services as studio_services
 
 SCALES = {
@@ -38,28 +41,81 @@ SCALES = {
     RunKind.VIDEO: {"gf": 4, "hic": 4, "tpc": 4, "npf": 4},
 }
 MATCH_TYPES = ("observed", "plausible", "related", "none")
+MAX_JUSTIFICATION = 5000
 
 
-def _line_error(number: int, message: str) -> RunError:
-    return RunError(f"line {number}: {message}")
+class LineProblem(ValueError):
+    """What is wrong with one line (its number is added by the caller)."""
 
 
-def _scores(number: int, kind: str, record: dict) -> dict:
+def _scores(kind: str, record: dict) -> dict:
     scores = record.get("scores")
     if not isinstance(scores, dict):
-        raise _line_error(number, "an ok judgement needs its scores")
+        raise LineProblem("an ok judgement needs its scores")
     out = {}
     for name, top in SCALES[kind].items():
         value = scores.get(name)
         if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= top:
-            raise _line_error(number, f"scores.{name} must be an integer 0-{top}")
+            raise LineProblem(f"scores.{name} must be an integer 0-{top}")
         out[name] = value
     match = scores.get("next_match_type")
     if kind == RunKind.REFERENCE and match is not None:
         if match not in MATCH_TYPES:
-            raise _line_error(number, f"scores.next_match_type must be one of {MATCH_TYPES}")
+            raise LineProblem(f"scores.next_match_type must be one of {MATCH_TYPES}")
         out["match_type"] = match
     return out
+
+
+def outcome_and_scores(kind: str, record: dict) -> tuple[str, dict]:
+    """The judgement's outcome and scores (ok only), or LineProblem."""
+    outcome = record.get("judgement_outcome")
+    if outcome not in Outcome.values:
+        raise LineProblem(f"judgement_outcome must be one of {Outcome.values}")
+    if outcome != Outcome.OK and record.get("scores") is not None:
+        raise LineProblem("a judgement that is not ok has no scores")
+    return outcome, _scores(kind, record) if outcome == Outcome.OK else {}
+
+
+def justification(record: dict) -> str:
+    return str(record.get("justification") or "")[:MAX_JUSTIFICATION]
+
+
+def read_judgements(path: Path, check) -> tuple[int, set[str]]:
+    """The first pass of a judgements import: every line through ``check(record)`` (subject,
+    outcome, scores; LineProblem when wrong), nothing kept; ImportRefused naming the lines.
+    Returns the count and the optional fields some line gave."""
+    problems, count, given = jsonl.Problems(), 0, set()
+    try:
+        for number, record in jsonl.json_lines(path, problems=problems):
+            try:
+                check(record)
+            except LineProblem as exc:
+                problems.add(number, str(exc))
+                continue
+            count += 1
+            given |= {k for k in ("justification", "call") if record.get(k)}
+    except OSError as exc:
+        raise RunError(f"{path} cannot be read: {exc.strerror}") from None
+    if not count and not problems:
+        problems.add(None, f"{path} holds no judgements")
+    problems.refuse_as(ImportRefused)
+    return count, given
+
+
+def judged(path: Path, check):
+    """The second pass: ``check(record)`` of every line (all good by now), a thousand at a time."""
+    lines = jsonl.json_lines(path, problems=jsonl.Problems())
+    for chunk in jsonl.chunks(lines):
+        yield [(check(record), record) for _number, record in chunk]
+
+
+def imported_provenance(path: Path, count: int, given: set[str]) -> dict:
+    return {
+        "file": Path(path).name,
+        "sha256": file_sha256(path),
+        "lines": count,
+        "unknown": sorted({"justification", "call"} - given),
+    }
 
 
 @transaction.atomic
@@ -73,6 +129,7 @@ def judgements_import(
     package: PromptPackage,
     user=None,
 ) -> Run:
+    run_name_check(name)
     if kind not in SCALES:
         raise RunError("judgements are imported for the reference or the video judge")
     if package.purpose != PURPOSE[kind]:
@@ -84,61 +141,29 @@ def judgements_import(
     by_run = {r.name: r for r in runs}
     fields = ("pk", "key", "sample_id", "outcome", "prediction", "run_id")
     items = {(r.name, i.key): i for r in runs for i in r.items.only(*fields)}
-    try:
-        lines = Path(path).read_bytes().decode("utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RunError(f"{path} cannot be read: {exc}") from None
-    records, seen = [], set()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise _line_error(number, f"not JSON ({exc.msg})") from None
-        if not isinstance(record, dict):
-            raise _line_error(number, "not a JSON object")
+
+    def check(record: dict, seen: set) -> tuple:
         subject = record.get("subject")
         if not isinstance(subject, dict) or subject.get("kind") not in ("prediction", "human"):
-            raise _line_error(number, 'subject must be {"kind": "prediction", "run", "sample"}')
+            raise LineProblem('subject must be {"kind": "prediction", "run", "sample"}')
         if subject["kind"] == "human":
-            raise _line_error(number, "human baseline answers are imported with --campaign")
+            raise LineProblem("human baseline answers are imported with --campaign")
         key = (subject.get("run"), subject.get("sample"))
-        if key[0] not in by_run:
-            raise _line_error(number, f"run {key[0]!r} is not one of the --run given")
+        if not all(isinstance(k, str) for k in key) or key[0] not in by_run:
+            raise LineProblem(f"run {key[0]!r} is not one of the --run given")
         item = items.get(key)
         if item is None:
-            raise _line_error(number, f"run {key[0]} has no sample {key[1]!r}")
+            raise LineProblem(f"run {key[0]} has no sample {key[1]!r}")
         if item.outcome != Outcome.OK:
-            raise _line_error(number, f"{key[0]}:{key[1]} is not an ok prediction")
+            raise LineProblem(f"{key[0]}:{key[1]} is not an ok prediction")
         if key in seen:
-            raise _line_error(number, f"{key[0]}:{key[1]} is judged twice")
+            raise LineProblem(f"{key[0]}:{key[1]} is judged twice")
         seen.add(key)
-        outcome = record.get("judgement_outcome")
-        if outcome not in Outcome.values:
-            raise _line_error(number, f"judgement_outcome must be one of {Outcome.values}")
-        scores = _scores(number, kind, record) if outcome == Outcome.OK else {}
-        if outcome != Outcome.OK and record.get("scores") is not None:
-            raise _line_error(number, "a judgement that is not ok has no scores")
-        records.append((item, outcome, scores, record))
-    if not records:
-        raise RunError(f"{path} holds no judgements")
-    steps = {
-        s.sample_id: s
-        for s in ReleaseStep.objects.filter(
-            release_id__in={r.release_id for r in runs},
-            sample_id__in=[i.sample_id for i, *_ in records],
-        )
-    }
+        return (item, *outcome_and_scores(kind, record))
+
+    count, given = read_judgements(path, partial(check, seen=set()))
     prov = provenance(endpoint=endpoint, package=package, release=None, manifest=None)
-    prov["imported"] = {
-        "file": Path(path).name,
-        "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
-        "lines": len(records),
-        "unknown": sorted(
-            {"justification", "call"} - {k for *_, r in records for k in r if r.get(k)}
-        ),
-    }
+    prov["imported"] = imported_provenance(path, count, given)
     now = studio_services.now()
     run = Run.objects.create(
         name=name,
@@ -154,42 +179,50 @@ def judgements_import(
         created_by=user if user is not None and user.is_authenticated else None,
     )
     run.sources.set(runs)
-    units = RunItem.objects.bulk_create(
-        [
-            RunItem(
-                run=run,
-                position=i,
-                key=f"{item.run_id}:{item.key}"[:200],
-                sample_id=item.sample_id,
-                state=ItemState.DONE,
-                outcome=outcome,
-                detail="imported",
-                finished_at=now,
-            )
-            for i, (item, outcome, _s, _r) in enumerate(records)
-        ],
-        batch_size=1000,
-    )
     run_names = {r.pk: r.name for r in runs}
-    Judgement.objects.bulk_create(
-        [
-            Judgement(
-                run=run,
-                item=unit,
-                subject_kind="prediction",
-                subject_key=f"{run_names[item.run_id]}:{item.key}",
-                prediction=item,
-                sample_id=item.sample_id,
-                candidate_id="C01",
-                position=0,
-                candidate=dict(item.prediction),
-                reference=step_reference(steps[item.sample_id]),
-                outcome=outcome,
-                justification=str(record.get("justification") or "")[:5000],
-                **scores,
+    release_ids = {r.release_id for r in runs}
+    position = 0
+    for chunk in judged(path, partial(check, seen=set())):
+        steps = {
+            s.sample_id: s
+            for s in ReleaseStep.objects.filter(
+                release_id__in=release_ids, sample_id__in=[c[0][0].sample_id for c in chunk]
             )
-            for unit, (item, outcome, scores, record) in zip(units, records, strict=True)
-        ],
-        batch_size=1000,
-    )
+        }
+        units = RunItem.objects.bulk_create(
+            [
+                RunItem(
+                    run=run,
+                    position=position + i,
+                    key=f"{item.run_id}:{item.key}"[:200],
+                    sample_id=item.sample_id,
+                    state=ItemState.DONE,
+                    outcome=outcome,
+                    detail="imported",
+                    finished_at=now,
+                )
+                for i, ((item, outcome, _s), _r) in enumerate(chunk)
+            ]
+        )
+        position += len(chunk)
+        Judgement.objects.bulk_create(
+            [
+                Judgement(
+                    run=run,
+                    item=unit,
+                    subject_kind="prediction",
+                    subject_key=f"{run_names[item.run_id]}:{item.key}",
+                    prediction=item,
+                    sample_id=item.sample_id,
+                    candidate_id="C01",
+                    position=0,
+                    candidate=dict(item.prediction),
+                    reference=step_reference(steps[item.sample_id]),
+                    outcome=outcome,
+                    justification=justification(record),
+                    **scores,
+                )
+                for unit, ((item, outcome, scores), record) in zip(units, chunk, strict=True)
+            ]
+        )
     return run

@@ -26,6 +26,7 @@ from scoring.runs.services import (
     endpoint_snapshot,
     media_profile,
     provenance,
+    run_name_check,
     run_resume,
     same,
 )
@@ -93,6 +94,7 @@ def judge_start(
 
     ``campaign``: a human-baseline campaign whose answers the reference judge scores instead of
     runs (``subjects_from_campaign``)."""
+    run_name_check(name)
     if kind not in PURPOSE:
         raise RunError(f"unknown judge {kind!r}; one of: {', '.join(PURPOSE)}")
     if unit not in UNITS:

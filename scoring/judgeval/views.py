@@ -13,6 +13,7 @@ from django.views.decorators.http import require_safe
 from review.campaigns.models import Campaign
 from scoring.judgeval.reading import campaign_report
 from scoring.judgeval.report import ALL, report_csv
+from studio.downloads import as_download
 from studio.roles import is_admin
 
 KIND = "judge_validation"
@@ -47,7 +48,7 @@ def judgeval_report_page(request, campaign_id: int):
         return HttpResponse(body, content_type="application/json; charset=utf-8")
     if fmt == "csv":
         response = HttpResponse(report_csv(report), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{campaign.name}-report.csv"'
+        as_download(response, f"{campaign.name}-report.csv")
         return response
     humans = [{"dimension": d, **report["humans"][d]} for d in ALL]
     judges = []

@@ -2,7 +2,9 @@
 
 Strict means: exactly the listed fields (no extras), JSON integers for scores (``"10"``, ``10.0``
 and ``true`` are refused, never coerced), every value inside its scale. A reply that breaks any
-rule is a parse failure; nothing is guessed from it. The JSON schemas sent as ``response_format``
+rule is a parse failure; nothing is guessed from it, and nothing in it is altered: a reply
+holding a value that cannot be stored (NUL, a lone surrogate; ``studio.text``) is a parse
+failure too. The JSON schemas sent as ``response_format``
 are generated from these models, so what is asked and what is checked cannot drift apart.
 """
 
@@ -12,6 +14,8 @@ import json
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+
+from studio.text import Mode, TextRefused, json_clean
 
 Text = Annotated[StrictStr, Field(min_length=1, max_length=2000)]
 Score100 = Annotated[StrictInt, Field(ge=0, le=100)]
@@ -128,8 +132,16 @@ def parse_reply(purpose: str, content: str | None):
         data = json.loads(_json_text(content))
     except json.JSONDecodeError as exc:
         raise ParseFailure(f"the reply is not JSON: {exc.msg} at position {exc.pos}") from None
+    except RecursionError:
+        raise ParseFailure("the reply is JSON nested too deep") from None
     if not isinstance(data, dict):
         raise ParseFailure("the reply is JSON but not one object")
+    try:
+        # Text from outside (studio.text): a result is never silently altered, so a value that
+        # cannot be stored as it is (NUL, a lone surrogate) makes the reply no result at all.
+        json_clean(data, mode=Mode.REFUSE, where="reply")
+    except TextRefused as exc:
+        raise ParseFailure(f"{exc}; it cannot be stored") from None
     try:
         return CONTRACTS[purpose].model_validate(data, strict=True)
     except Exception as exc:  # pydantic.ValidationError: name the first problems

@@ -20,9 +20,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from annotation.models.releases import NAME_VALIDATOR
+from annotation.models.releases import NAME_VALIDATOR, name_check
 from scoring.models import PromptPackage, Purpose
 from scoring.packages.contracts import contract_schema
 from studio.canonical import canonical_bytes, sha256_hex
@@ -92,8 +93,10 @@ def package_check(raw: dict) -> Package:
     if raw["format"] != FORMAT:
         raise PackageError(f"format must be {FORMAT!r}")
     name = raw["name"]
-    if not isinstance(name, str) or not NAME_VALIDATOR.regex.match(name):
-        raise PackageError(f"name {name!r}: {NAME_VALIDATOR.message}")
+    try:
+        name_check(name, what="name")
+    except ValidationError:
+        raise PackageError(f"name {name!r}: {NAME_VALIDATOR.message}") from None
     if raw["purpose"] not in Purpose.values:
         raise PackageError(f"purpose must be one of {', '.join(Purpose.values)}")
     system = _text(raw["system"], "system")

@@ -23,7 +23,7 @@ from scoring.providers.media import (
     video_url_payload,
 )
 from scoring.providers.outcomes import Verdict, classify_completion, classify_status
-from scoring.providers.secrets import MissingKey, api_key, redact
+from scoring.providers.secrets import MissingKey, api_key
 
 __all__ = [
     "AddressRefused",
@@ -45,7 +45,6 @@ __all__ = [
     "classify_status",
     "file_sha256",
     "frames_payload",
-    "redact",
     "retry_after_seconds",
     "video_base64_payload",
     "video_url_payload",

@@ -4,8 +4,9 @@ http and https only, no credentials in the URL (a key belongs in an environment 
 query or fragment. Loopback and private addresses are allowed: a vLLM server on this machine or
 the local network is the normal case. Link-local addresses (169.254.0.0/16, fe80::/10), which
 include the cloud metadata services, and the metadata host names are refused unless the host is
-listed in ``MODEL_ENDPOINT_ALLOWED_HOSTS``. The check runs when an endpoint is saved and again
-before every call, on the addresses the name resolves to then.
+listed in ``MODEL_ENDPOINT_ALLOWED_HOSTS``. An IPv6 address that embeds an IPv4 one (mapped,
+compatible, NAT64, 6to4, Teredo) is judged by that IPv4 address too. The check runs when an
+endpoint is saved and again before every call, on the addresses the name resolves to then.
 """
 
 from __future__ import annotations
@@ -32,10 +33,42 @@ class AddressRefused(ValueError):
     pass
 
 
+NAT64_PREFIXES = (
+    ipaddress.ip_network("64:ff9b::/96"),  # the well-known prefix (RFC 6052)
+    ipaddress.ip_network("64:ff9b:1::/96"),  # local use (RFC 8215), IPv4 in the last 32 bits
+)
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def embedded_ipv4(address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address stands for: IPv4-mapped (``::ffff:a.b.c.d``),
+    IPv4-compatible (``::a.b.c.d``, deprecated but still routed by some stacks), NAT64
+    (``64:ff9b::a.b.c.d``), 6to4 (``2002:AABB:CCDD::``) and Teredo (its client address)."""
+    if not isinstance(address, ipaddress.IPv6Address):
+        return None
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    low = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    if address in _IPV4_COMPATIBLE and int(address) > 1:  # not :: nor ::1
+        return low
+    if any(address in prefix for prefix in NAT64_PREFIXES):
+        return low
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address.teredo is not None:
+        return address.teredo[1]
+    return None
+
+
 def _refused(address) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
-        address = address.ipv4_mapped
-    return address.is_link_local or address in METADATA_ADDRESSES or address.is_multicast
+    """Link-local, metadata or multicast, judged for an IPv6 address that embeds an IPv4 one by
+    that IPv4 address (and by itself)."""
+    for candidate in (address, embedded_ipv4(address)):
+        if candidate is not None and (
+            candidate.is_link_local or candidate in METADATA_ADDRESSES or candidate.is_multicast
+        ):
+            return True
+    return False
 
 
 def base_url_check(url: str, *, resolve: bool = True) -> str:

@@ -5,8 +5,14 @@ Retries: on 429, 408/409/425, 5xx, timeouts and connection errors, up to the end
 The wait before attempt n+1 is the provider's ``Retry-After`` when it sent one (seconds or an HTTP
 date, at most ``MODEL_RETRY_AFTER_MAX_SECONDS``), otherwise "full jitter": a uniform random time
 in ``[0, min(MODEL_BACKOFF_MAX_SECONDS, MODEL_BACKOFF_BASE_SECONDS * 2**(n-1))]``. Redirects are
-never followed. The key is only ever in the Authorization header; every text that is kept goes
-through ``redact``.
+never followed. The key is only ever in the Authorization header.
+
+What a provider says is text from outside (``studio.text``, docs/security.md): every text kept
+from an answer (the raw body, the returned model id, error details) passes ``text_clean`` in
+REPLACE mode with the key as its secret, so it holds no echo of the key, no NUL and no lone
+surrogate, and is bounded. The reply text is redacted and bounded too; whether it can become a
+result is decided where it is parsed (``scoring.packages.contracts.parse_reply``). A body is
+read up to ``MAX_READ_BYTES``: a longer reply is a ``parse_failure`` saying so, never read whole.
 """
 
 from __future__ import annotations
@@ -27,9 +33,14 @@ from scoring.providers import limits as limiter
 from scoring.providers.addresses import base_url_check
 from scoring.providers.media import Body
 from scoring.providers.outcomes import Verdict, classify_completion, classify_status
-from scoring.providers.secrets import api_key, redact
+from scoring.providers.secrets import api_key
+from studio.text import Mode, redact, text_clean
 
-MAX_KEPT_BYTES = 2 * 1024 * 1024  # of a response body
+MAX_KEPT_CHARS = 2_000_000  # of a response body (``raw_response``)
+MAX_REPLY_CHARS = 1_000_000  # of a reply's text: a longer one is a parse_failure
+MAX_READ_BYTES = 16 * 1024 * 1024  # of a response body read at all
+MAX_DETAIL_CHARS = 500  # of an error or a verdict's detail
+MAX_MODEL_CHARS = 200  # of the returned model id (RunItem.returned_model)
 _clients: dict[tuple, httpx.Client] = {}
 _clients_lock = threading.Lock()
 
@@ -82,6 +93,29 @@ class CallResult:
 
     def attempts_json(self) -> list[dict]:
         return [asdict(a) for a in self.attempts]
+
+
+def _kept(text: str, key: str, max_chars: int) -> str:
+    """A provider's text as it may be stored (the one rule of ``studio.text``)."""
+    return text_clean(text, mode=Mode.REPLACE, max_chars=max_chars, secrets=[key])
+
+
+def _read(response) -> tuple[str, bool]:
+    """The body as text, at most MAX_READ_BYTES of it; and whether there was more."""
+    body = bytearray()
+    for chunk in response.iter_bytes():
+        body += chunk
+        if len(body) > MAX_READ_BYTES:
+            del body[MAX_READ_BYTES:]
+            return _decode(bytes(body), response), True
+    return _decode(bytes(body), response), False
+
+
+def _decode(body: bytes, response) -> str:
+    try:
+        return body.decode(response.charset_encoding or "utf-8", "replace")
+    except LookupError:  # a charset Python does not know
+        return body.decode("utf-8", "replace")
 
 
 class Cancelled(Exception):
@@ -185,10 +219,13 @@ def chat_call(
             with limiter.slot(limits, should_stop=should_stop) as held:
                 started = datetime.now(UTC)
                 t0 = time.perf_counter()
+                too_long = False
                 try:
-                    response = client.post(url, content=payload, headers=sent_headers)
-                    text = response.text
-                    status = response.status_code
+                    with client.stream(
+                        "POST", url, content=payload, headers=sent_headers
+                    ) as response:
+                        status = response.status_code
+                        text, too_long = _read(response)
                     error = ""
                 except httpx.TimeoutException:
                     status, text, error = None, "", f"timeout after {endpoint.timeout_seconds} s"
@@ -196,7 +233,7 @@ def chat_call(
                     status, text, error = None, "", f"connection error ({type(exc).__name__})"
                 latency = int((time.perf_counter() - t0) * 1000)
                 data = None
-                if status == 200:
+                if status == 200 and not too_long:
                     try:
                         data = json.loads(text)
                     except ValueError:
@@ -210,20 +247,32 @@ def chat_call(
             started=started.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             status=status,
             latency_ms=latency,
-            error=redact(error, key),
+            error=_kept(error, key, MAX_DETAIL_CHARS),
             tokens=usage,
         )
         result.attempts.append(attempt)
-        result.raw_response = redact(text[:MAX_KEPT_BYTES], key)
+        result.raw_response = _kept(text, key, MAX_KEPT_CHARS)
         if status is None:
             verdict = Verdict("retry", error)
+        elif status == 200 and too_long:
+            verdict = Verdict(
+                "parse_failure", f"the reply is longer than {MAX_READ_BYTES:,} bytes; not read"
+            )
         elif status == 200:
             if data is None:
                 verdict, content = Verdict("retry", "HTTP 200 whose body is not JSON"), None
             else:
                 verdict, content = classify_completion(data)
-                result.content = redact(content, key) if isinstance(content, str) else None
-                result.returned_model = str(data.get("model") or "")[:200]
+                result.content = None
+                if isinstance(content, str) and len(content) > MAX_REPLY_CHARS:
+                    verdict = Verdict(
+                        "parse_failure",
+                        f"the reply is {len(content):,} characters long; at most "
+                        f"{MAX_REPLY_CHARS:,} are read",
+                    )
+                elif isinstance(content, str):
+                    result.content = redact(content, [key])
+                result.returned_model = _kept(str(data.get("model") or ""), key, MAX_MODEL_CHARS)
                 if usage:
                     result.prompt_tokens += usage.get("prompt_tokens", 0)
                     result.completion_tokens += usage.get("completion_tokens", 0)
@@ -233,14 +282,12 @@ def chat_call(
                 limiter.throttle(limits)
             wait = retry_after_seconds(response.headers.get("Retry-After"))
         if verdict.kind != "retry":
-            result.verdict = Verdict(verdict.kind, redact(verdict.detail, key))
+            result.verdict = Verdict(verdict.kind, _kept(verdict.detail, key, MAX_DETAIL_CHARS))
             return result
         if not attempt.error:
-            attempt.error = verdict.detail
+            attempt.error = _kept(verdict.detail, key, MAX_DETAIL_CHARS)
         if number < endpoint.attempts:
             _sleep(wait if wait is not None else backoff_seconds(number), should_stop)
-    result.verdict = Verdict(
-        "api_error",
-        f"gave up after {endpoint.attempts} attempt(s); last: {result.attempts[-1].error}",
-    )
+    last = f"gave up after {endpoint.attempts} attempt(s); last: {result.attempts[-1].error}"
+    result.verdict = Verdict("api_error", _kept(last, key, MAX_DETAIL_CHARS))
     return result

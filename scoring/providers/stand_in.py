@@ -25,6 +25,14 @@ Scripted behaviour for tests, through its control API (JSON):
   text: malformed JSON, payloads), ``{"finish_reason": "length"}`` (a truncated reply),
   ``{"finish_reason": "content_filter"}``, ``{"echo_authorization": true}`` (a 401 quoting the
   key, as some providers do); ``latency_ms`` may be added to any of them;
+- hostile answers, to test what is stored of a provider's text (``studio.text``):
+  ``{"echo_key": "everywhere"}`` (a 200 whose model id, id, fingerprint and every free-text field
+  of the reply carry the key it was sent, plain, JSON-escaped, URL-encoded and as base64 of
+  ``Bearer <key>``, and a NUL), ``"reply"`` (the same without the NUL), ``"surrogate"`` (lone
+  surrogates instead), ``"error"`` (an error body, status ``status`` or 401, carrying all of
+  them), ``"raw_nul"`` (a 200 whose body holds a raw NUL byte: not JSON), ``"header_nul"`` (a
+  header holding a NUL); every ``echo_key`` answer also echoes the key in its headers.
+  ``{"reply_bytes": N}``: a 200 whose reply is about N bytes long;
 - ``GET /_stand_in/stats``: requests answered, peak concurrent requests, and per request its
   arrival time, model, status and whether it carried an Authorization header;
 - ``GET /_stand_in/requests?last=N``: the last bodies received (at most 50 are kept);
@@ -33,6 +41,7 @@ Scripted behaviour for tests, through its control API (JSON):
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
@@ -446,6 +455,11 @@ class _Handler(BaseHTTPRequestHandler):
                 "code": None,
             }
             return 400, {"error": error}, None
+        if action.get("echo_key"):
+            return _hostile(action, self.headers.get("Authorization", ""), body, model, size)
+        if action.get("reply_bytes"):
+            content = json.dumps({"local_intent": "x" * int(action["reply_bytes"])})
+            return 200, _completion(model, content, "stop", size), None
         if action.get("echo_authorization"):
             quoted = self.headers.get("Authorization", "")
             message = f"Incorrect API key provided: {quoted}"
@@ -471,6 +485,53 @@ class _Handler(BaseHTTPRequestHandler):
         if finish == "length":
             content = content[: max(1, len(content) // 2)]
         return 200, _completion(model, content, finish, size), None
+
+
+# Free-text fields of the replies: the ones a hostile answer fills with the key.
+_FREE_TEXT = {"local_intent", "procedural_intent", "next_step", "brief_reason", "justification"}
+_JSON_KEY = "@@json-escaped-key@@"  # where the JSON-escaped key goes, once the JSON is written
+
+
+def _hostile(action: dict, authorization: str, body: dict, model: str, size: int):
+    """An answer that carries the key it was sent (and NUL or lone surrogates) in every field it
+    has: (status, body bytes, headers)."""
+    key = authorization.removeprefix("Bearer ").strip()
+    url = "".join(f"%{ord(c):02X}" for c in key)
+    b64 = base64.b64encode(authorization.encode()).decode()
+    mode = action["echo_key"]
+    bad = {"everywhere": "\x00", "surrogate": "\ud800", "error": "\x00"}.get(mode, "")
+    echo = f"{key} {_JSON_KEY} {url} {b64}{bad}"
+    headers = {"X-Echo-Authorization": authorization, "X-Echo-Key-Base64": b64}
+    if mode == "header_nul":
+        headers["X-Echo-Nul"] = f"{key}\x00"
+    if mode == "error":
+        error = {"message": f"bad key: {echo}", "type": "invalid_request_error", "code": echo}
+        return int(action.get("status", 401)), _with_key({"error": error}, key), headers
+    if mode == "raw_nul":
+        return 200, b'{"model": "' + key.encode() + b'\x00", "choices": []}', headers
+    data, digest = call_data(body)
+    reply = _fill(answer(data, digest), echo)
+    content = json.dumps(reply).replace(json.dumps(_JSON_KEY)[1:-1], _escaped(key))
+    completion = _completion(model, content, "stop", size)
+    completion |= {"model": echo, "id": echo, "system_fingerprint": echo}
+    return 200, _with_key(completion, key), headers
+
+
+def _fill(value, echo: str):
+    if isinstance(value, dict):
+        return {k: f"{v} {echo}" if k in _FREE_TEXT else _fill(v, echo) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fill(v, echo) for v in value]
+    return value
+
+
+def _escaped(text: str) -> str:
+    return "".join(f"\\u{ord(c):04x}" for c in text)
+
+
+def _with_key(payload: dict, key: str) -> bytes:
+    """``payload`` as JSON with the JSON-escaped key where the marker is."""
+    return json.dumps(payload).replace(_JSON_KEY, _escaped(key)).encode()
 
 
 class StandInServer(ThreadingHTTPServer):

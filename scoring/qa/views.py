@@ -14,6 +14,7 @@ from review.campaigns.models import Campaign
 from scoring.models import Run
 from scoring.models.runs import RunKind
 from scoring.reports.qa_review import qa_review_report, report_csv
+from studio.downloads import as_download
 from studio.roles import is_admin
 
 KIND = "qa_review"
@@ -56,8 +57,7 @@ def qa_report_page(request, campaign_id: int):
     elif fmt:
         raise Http404
     if fmt:
-        response["Content-Disposition"] = f'attachment; filename="{campaign.name}-qa-report.{fmt}"'
-        response["X-Content-Type-Options"] = "nosniff"
+        as_download(response, f"{campaign.name}-qa-report.{fmt}")
         return response
     decisions = [
         {

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_safe
 from scoring.reports.study import TABLES, report_csv, study_report
 from scoring.stats import ALL_MODELS
 from scoring.studies.views import study_for_or_404
+from studio.downloads import as_download
 from studio.roles import is_admin
 
 
@@ -237,8 +238,7 @@ def study_report_download(request, study_id: int, fmt: str):
         name = f"{study.name}-{table}.csv"
     else:
         raise Http404
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    response["X-Content-Type-Options"] = "nosniff"
+    as_download(response, name)
     return response
 
 
@@ -298,8 +298,7 @@ def leaderboard_page(request):
                 leaderboard_csv(json.loads(text), table), content_type="text/csv; charset=utf-8"
             )
         name = f"leaderboard-{subject['name']}.{fmt}"
-        response["Content-Disposition"] = f'attachment; filename="{name}"'
-        response["X-Content-Type-Options"] = "nosniff"
+        as_download(response, name)
         return response
     sort = request.GET.get("sort", "overall")
     board = json.loads(text)
@@ -347,7 +346,7 @@ def _chart_response(spec: dict, fmt: str, name: str) -> HttpResponse:
             json.dumps(spec, indent=2, sort_keys=True, ensure_ascii=False),
             content_type="application/json; charset=utf-8",
         )
-        response["Content-Disposition"] = f'attachment; filename="{name}.vl.json"'
+        as_download(response, f"{name}.vl.json")
     else:
         raise Http404
     response["X-Content-Type-Options"] = "nosniff"

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from functools import partial
 
-from django.db import close_old_connections, connection, transaction
+from django.db import DatabaseError, close_old_connections, connection, transaction
 
 from media.models import RenderedMedia
 from scoring.models import ItemState, Outcome, Run, RunItem, RunKind, RunStatus
@@ -44,9 +44,11 @@ from scoring.runs.services import drivers_enqueue, endpoint_config, run_finish_i
 from studio import services as studio_services
 from studio.canonical import canonical_bytes, sha256_hex
 from studio.leases import lease_kept, lease_release
+from studio.text import Mode, text_clean
 
 log = logging.getLogger("scoring.runs")
 DRIVER_SECONDS = 600
+DETAIL_CHARS = 500  # RunItem.detail
 MEDIA_POLL_SECONDS = 1.0
 VERDICT_OUTCOME = {
     "refusal": Outcome.REFUSAL,
@@ -200,7 +202,8 @@ def _decide(handler, run, item, package, result: CallResult) -> tuple[dict, list
         outcome, detail = VERDICT_OUTCOME[verdict.kind], verdict.detail
     if outcome != Outcome.OK:
         fields, updates = {}, handler.failed(run, item, outcome)
-    fields |= {"outcome": outcome, "detail": detail[:500]}
+    detail = text_clean(detail, mode=Mode.REPLACE, max_chars=DETAIL_CHARS)
+    fields |= {"outcome": outcome, "detail": detail}
     return fields, updates
 
 
@@ -259,9 +262,48 @@ def execute_item(run: Run, package: Package, handler, item: RunItem, owner: str,
             "error": "",
         }
         fields.setdefault("prediction", None)
-    if not result_store(item_id=item_id, owner=owner, fields=fields, updates=updates):
+    try:
+        stored = _store(item_id, owner, fields, updates)
+    except (DatabaseError, ValueError) as exc:
+        # The text rule keeps what cannot be stored out of a result; should anything still be
+        # refused, the item ends all the same, as a parse failure saying so, and the driver goes
+        # on (a driver that raised here would be retried forever, its item never done).
+        log.exception("run %s item %s: the result could not be stored", run.name, item_id)
+        fields = {
+            **{k: fields[k] for k in _KEPT_ON_FAILURE},
+            "outcome": Outcome.PARSE_FAILURE,
+            "detail": f"the reply could not be stored ({type(exc).__name__}); nothing of it kept",
+            "prediction": None,
+            "raw_response": "",
+            "returned_model": "",
+            "calls": [],
+        }
+        stored = _store(item_id, owner, fields, handler.failed(run, item, Outcome.PARSE_FAILURE))
+    if not stored:
         return "lost"  # someone else took over; their result stands
     return fields["outcome"]
+
+
+_KEPT_ON_FAILURE = (
+    "state",
+    "cache_key",
+    "cached_from_id",
+    "media_sha256",
+    "interface",
+    "requests",
+    "prompt_tokens",
+    "completion_tokens",
+    "finished_at",
+    "error",
+)
+
+
+def _store(item_id: int, owner: str, fields: dict, updates: list) -> bool:
+    if connection.in_atomic_block:
+        # A savepoint, so a refused write leaves the caller's transaction usable.
+        with transaction.atomic():
+            return result_store(item_id=item_id, owner=owner, fields=fields, updates=updates)
+    return result_store(item_id=item_id, owner=owner, fields=fields, updates=updates)
 
 
 def items_from_cache(run: Run, items: list[RunItem]) -> int:

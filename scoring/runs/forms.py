@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from annotation.models import Release
+from annotation.models.releases import NAME_VALIDATOR
 from review.models import Manifest
 from scoring.models import Endpoint, PromptPackage
 from scoring.runs import CONDITIONS
@@ -12,8 +13,15 @@ from scoring.runs import CONDITIONS
 NAME_HELP = "Lower-case letters, digits, '_', '.' and '-'. The same name again resumes the run."
 
 
+def name_field(max_length: int = 80, help_text: str = NAME_HELP) -> forms.CharField:
+    """A name, under the one name rule (NAME_VALIDATOR), as the services check it."""
+    return forms.CharField(
+        max_length=max_length, validators=[NAME_VALIDATOR], strip=False, help_text=help_text
+    )
+
+
 class PredictForm(forms.Form):
-    name = forms.SlugField(max_length=80, help_text=NAME_HELP)
+    name = name_field()
     release = forms.ModelChoiceField(
         Release.objects.filter(frozen_at__isnull=False),
         required=False,

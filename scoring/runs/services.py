@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from functools import partial
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
 
 from annotation.models import Release, ReleaseStep
+from annotation.models.releases import name_check
 from annotation.rendering import release_step_jobs
 from media.models import RenderedMedia
 from media.renders import ProfileMismatch, frames_profile, media_for_window, media_rerun
@@ -49,6 +51,15 @@ MAX_DRIVERS = 64
 
 class RunError(ValueError):
     """A run that cannot start or resume as asked; nothing was written."""
+
+
+def run_name_check(name: str) -> str:
+    """``name`` if it follows the one name rule (``annotation.models.releases.NAME_VALIDATOR``),
+    else RunError saying so: a run's name ends up in file names, URLs and download headers."""
+    try:
+        return name_check(name, what="run name")
+    except ValidationError as exc:
+        raise RunError(exc.messages[0]) from None
 
 
 def endpoint_config(endpoint: Endpoint) -> EndpointConfig:
@@ -196,6 +207,7 @@ def run_predict(
 ) -> Run:
     """Start prediction run ``name``, or resume it when it exists with the same parameters
     (without ``resume``, an existing run is returned as it is: no item reopened, no call)."""
+    run_name_check(name)
     if manifest is not None:
         release = manifest.release
     if release is None or not release.is_frozen:

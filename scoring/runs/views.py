@@ -26,6 +26,7 @@ from scoring.runs.forms import PredictForm
 from scoring.runs.media import media_fetch_user
 from scoring.runs.progress import run_progress
 from scoring.selectors import item_for_or_404, run_for_or_404, runs_for
+from studio.downloads import as_download
 from studio.roles import is_admin
 
 PAGE_SIZE = 50
@@ -164,8 +165,7 @@ def run_export(request, run_id: int):
     run = run_for_or_404(request.user, run_id)
     lines = (json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in run_lines(run))
     response = StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{run.name}.jsonl"'
-    response["X-Content-Type-Options"] = "nosniff"
+    as_download(response, f"{run.name}.jsonl")
     return response
 
 

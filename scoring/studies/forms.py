@@ -7,12 +7,13 @@ from django import forms
 from annotation.models import Release
 from review.models import Manifest
 from scoring.models import Endpoint, PromptPackage
+from scoring.runs.forms import name_field
 
 
 class StudyForm(forms.Form):
     from scoring.models import StudyTemplate
 
-    name = forms.SlugField(max_length=40, help_text="Lower-case letters, digits, '_', '.', '-'")
+    name = name_field(40, "Lower-case letters, digits, '_', '.', '-'")
     template = forms.ChoiceField(
         choices=[c for c in StudyTemplate.choices if c[0] != "custom"], initial="evidence"
     )

@@ -92,6 +92,11 @@ def test_overlapping_create_is_refused(anna, video, step):
         {"start_us": 1.5},
         {"local_intent": 3},
         {"plausible_next_steps": "not a list"},
+        {"local_intent": "\ud800"},  # a lone surrogate: not text (studio/text.py)
+        {"next_step": "a\x00b"},
+        {"plausible_next_steps": ["fine", "\udc00x"]},
+        {"tags": ["\ud83d"]},
+        {"reason": "why\x00"},
     ],
 )
 def test_malformed_values_get_400(anna, step, body):

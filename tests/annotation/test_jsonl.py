@@ -55,7 +55,7 @@ def test_import_creates_steps_with_import_revisions(make_video, annotator, tmp_p
     ("bad", "message"),
     [
         ("{not json", "line 2: not JSON"),
-        ('["a list"]', "line 2: must be a JSON object"),
+        ('["a list"]', "line 2: not a JSON object"),
         ("BAD_TIME", "line 2: start_us: Input should be a valid integer"),
         ("UNKNOWN_FIELD", "line 2: colour: Extra inputs are not permitted"),
         ("NO_VIDEO", "line 2: no video with SHA-256"),
@@ -151,5 +151,7 @@ def test_import_reports_an_unreadable_file(db, tmp_path):
         call_command("import_steps", str(tmp_path / "missing.jsonl"))
     binary = tmp_path / "video.jsonl"
     binary.write_bytes(b"\xff\xfe\x00garbage")
-    with pytest.raises(CommandError, match="not UTF-8"):
-        call_command("import_steps", str(binary))
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="nothing was imported"):
+        call_command("import_steps", str(binary), stderr=err)
+    assert "line 1: not UTF-8 (byte 0xff at byte 1)" in err.getvalue()

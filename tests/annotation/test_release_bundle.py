@@ -117,6 +117,18 @@ def test_verify_names_every_tampered_file(release, tmp_path, name, old, new, exp
     assert f"MISMATCH {expected[0]}" in err.getvalue()
 
 
+def test_verify_refuses_a_record_holding_text_the_studio_does_not_store(release, tmp_path):
+    """A bundle is text from outside too (studio/text.py): a NUL in a label is named by its line,
+    and import_release writes nothing."""
+    bundle = release_export(release=release, path=tmp_path / "bundle")
+    _tamper(bundle, "annotations.jsonl", "grip the handle", "grip the\\u0000handle")
+    problems = bundle_verify(bundle).problems
+    assert any(
+        p.startswith("annotations.jsonl line ") and "holds a NUL character (U+0000)" in p
+        for p in problems
+    ), problems
+
+
 def test_verify_catches_a_bundle_recomputed_consistently_but_unlike_the_database(release, tmp_path):
     # A forger who rewrites a label and every hash in the bundle still differs from the release
     # frozen in this database, and verify_manifest says so.

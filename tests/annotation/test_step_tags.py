@@ -98,11 +98,12 @@ def test_steps_jsonl_carries_tags_and_reports_a_bad_tag_by_line(make_video, anno
     bad["tags"] = ["not a tag"]
     path = tmp_path / "steps.jsonl"
     path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
-    from annotation.jsonl import ImportFailed, steps_import
+    from annotation.jsonl import steps_import
+    from studio.jsonl import ImportRefused
 
-    with pytest.raises(ImportFailed) as failed:
+    with pytest.raises(ImportRefused) as failed:
         steps_import(lines=path.read_text().splitlines(), author=annotator)
-    assert [str(e) for e in failed.value.errors] == [
+    assert failed.value.messages() == [
         "line 2: tags: 'not a tag' is not a tag: use a label or key:value of lower-case "
         "letters, digits, _ . - (at most 40 characters each)."
     ]

@@ -184,3 +184,31 @@ def test_a_killed_worker_loses_at_most_its_calls_in_flight(
         stop_stand_in(stand_in)
     assert set(run.items.values_list("outcome", flat=True)) == {"ok"}
     assert 10 <= requests <= 10 + 2, requests  # at most the two calls in flight were lost
+
+
+@pytest.mark.postgres
+def test_a_nul_in_every_reply_never_wedges_a_run(
+    env, stand_in, make_video, annotator, admin_user, packages
+):
+    """The finding replayed on PostgreSQL with a real worker: every reply holds a NUL (the JSON
+    escape ``\\u0000``, which PostgreSQL refuses in JSON) and its model id a raw one. Before, the
+    driver crashed and was requeued, and 14 of 15 items stayed pending; now each item ends as a
+    parse failure saying why, and the run finishes."""
+    reply = '{"local_intent": "pick up\\u0000", "procedural_intent": "x", "next_step": "y"}'
+    stand_in.rules({"times": -1, "action": {"content": reply}})
+    release = _release(make_video, annotator, admin_user, steps=15)
+    worker = _worker(env, threads=3)
+    try:
+        run = _predict(release, _endpoint(stand_in, 3), packages)
+        _wait_finished(run, 120)
+    finally:
+        _stop(worker)
+    details = set(run.items.values_list("state", "outcome", "detail"))
+    assert details == {
+        (
+            "done",
+            "parse_failure",
+            "reply.local_intent holds a NUL character (U+0000) at character 8; it cannot be stored",
+        )
+    }
+    assert run.items.count() == 15 and stand_in.stats()["requests"] == 15

@@ -1,7 +1,10 @@
+import sys
+
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.jsonl import ImportFailed, steps_import
+from annotation.jsonl import steps_import
+from studio.jsonl import ImportRefused
 
 
 class Command(BaseCommand):
@@ -19,20 +22,15 @@ class Command(BaseCommand):
                 user = get_user_model().objects.get(username=author)
             except get_user_model().DoesNotExist:
                 raise CommandError(f"no user named {author!r}") from None
+        source = sys.stdin.buffer if file == "-" else file
         try:
-            if file == "-":
-                import sys
-
-                count = steps_import(lines=sys.stdin, author=user, reason=reason)
-            else:
-                with open(file, encoding="utf-8") as fh:
-                    count = steps_import(lines=fh, author=user, reason=reason)
+            count = steps_import(source=source, author=user, reason=reason)
         except OSError as exc:
             raise CommandError(f"cannot read {file}: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise CommandError(f"{file} is not UTF-8 text; nothing was imported") from None
-        except ImportFailed as exc:
-            for error in exc.errors:
-                self.stderr.write(f"{file}: {error}")
-            raise CommandError(str(exc)) from None
+        except ImportRefused as exc:
+            for message in exc.messages():
+                self.stderr.write(f"{file}: {message}")
+            raise CommandError(
+                f"{exc.total:,} problem(s) in {file}; nothing was imported"
+            ) from None
         self.stdout.write(self.style.SUCCESS(f"imported {count} step(s) from {file}"))

@@ -8,8 +8,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from review.audit.decisions import AUDIT
-from review.audit.imports import ImportRefused, decisions_load, read_lines
+from review.audit.imports import decisions_load
 from review.campaigns.models import Campaign
+from studio.jsonl import ImportRefused, Problems, json_lines
 
 
 class Command(BaseCommand):
@@ -27,23 +28,17 @@ class Command(BaseCommand):
         path = Path(file)
         if not path.is_file():
             raise CommandError(f"No such file: {file}")
-        try:
-            lines = list(read_lines(path))
-        except UnicodeDecodeError as exc:
-            raise CommandError(f"{file} is not UTF-8 text: {exc}") from exc
-        if not lines:
-            raise CommandError(f"{file} holds no line to import.")
+        problems = Problems()
         try:
             counts = decisions_load(
-                campaign=campaign, lines=lines, source=path.name, scheme=self.scheme
+                campaign=campaign,
+                lines=json_lines(path, problems=problems),
+                problems=problems,
+                source=path.name,
+                scheme=self.scheme,
             )
         except ImportRefused as exc:
-            shown = "\n".join(f"  line {n}: {m}" for n, m in exc.problems[:50])
-            more = len(exc.problems) - 50
-            tail = f"\n  … and {more} more" if more > 0 else ""
-            raise CommandError(
-                f"Nothing imported: {len(exc.problems)} problem(s) in {file}:\n{shown}{tail}"
-            ) from exc
+            raise CommandError(exc.report(file)) from exc
         self.stdout.write(
             f"Imported {counts['decisions']} decision(s) in {counts['submissions']} "
             f"submission(s) and {counts['adjudications']} adjudication(s) into {name}."

@@ -7,9 +7,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from review.baseline.imports import ImportRefused, read_lines, responses_load
+from review.baseline.imports import responses_load
 from review.baseline.kind import KIND
 from review.campaigns.models import Campaign
+from studio.jsonl import ImportRefused, Problems, json_lines
 
 
 class Command(BaseCommand):
@@ -26,21 +27,16 @@ class Command(BaseCommand):
         path = Path(file)
         if not path.is_file():
             raise CommandError(f"No such file: {file}")
+        problems = Problems()
         try:
-            lines = list(read_lines(path))
-        except UnicodeDecodeError as exc:
-            raise CommandError(f"{file} is not UTF-8 text: {exc}") from exc
-        if not lines:
-            raise CommandError(f"{file} holds no line to import.")
-        try:
-            counts = responses_load(campaign=campaign, lines=lines, source=path.name)
+            counts = responses_load(
+                campaign=campaign,
+                lines=json_lines(path, problems=problems),
+                problems=problems,
+                source=path.name,
+            )
         except ImportRefused as exc:
-            shown = "\n".join(f"  line {n}: {m}" for n, m in exc.problems[:50])
-            more = len(exc.problems) - 50
-            tail = f"\n  … and {more} more" if more > 0 else ""
-            raise CommandError(
-                f"Nothing imported: {len(exc.problems)} problem(s) in {file}:\n{shown}{tail}"
-            ) from exc
+            raise CommandError(exc.report(file)) from exc
         self.stdout.write(
             f"Imported {counts['responses']} response(s) ({counts['broken']} broken-item "
             f"flag(s)) into {name}."

@@ -3,7 +3,8 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from review.qa.imports import QaImportError, qa_import_file
+from review.qa.imports import qa_import_file
+from studio.jsonl import ImportRefused
 
 
 class Command(BaseCommand):
@@ -23,8 +24,8 @@ class Command(BaseCommand):
                 raise CommandError(f"No user named {user}.")
         try:
             group_set, moved = qa_import_file(path=path, name=name, author=author, note=note)
-        except QaImportError as exc:
-            raise CommandError("Nothing was imported:\n" + "\n".join(exc.problems)) from exc
+        except ImportRefused as exc:
+            raise CommandError(exc.report(path)) from exc
         self.stdout.write(
             f"Imported {group_set.sample_count} QA groups as {group_set.name} "
             f"({moved} evidence times snapped to frames; "

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from scoring.judges.imports import judgements_import
 from scoring.management.commands import _lookup
 from scoring.runs import RunError
+from studio.jsonl import ImportRefused
 
 
 class Command(BaseCommand):
@@ -55,6 +56,8 @@ class Command(BaseCommand):
                     endpoint=_lookup.endpoint(o["endpoint"]),
                     package=_lookup.package(o["package"] or default),
                 )
+        except ImportRefused as exc:
+            raise CommandError(exc.report(str(o["file"]))) from None
         except RunError as exc:
             raise CommandError(str(exc)) from None
         info = run.provenance["imported"]

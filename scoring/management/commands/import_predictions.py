@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from scoring.management.commands import _lookup
 from scoring.runs import CONDITIONS, RunError
 from scoring.runs.imports import predictions_import
+from studio.jsonl import ImportRefused
 
 
 class Command(BaseCommand):
@@ -34,6 +35,8 @@ class Command(BaseCommand):
                 release=release,
                 manifest=manifest,
             )
+        except ImportRefused as exc:
+            raise CommandError(exc.report(str(o["file"]))) from None
         except RunError as exc:
             raise CommandError(str(exc)) from None
         info = run.provenance["imported"]

@@ -62,8 +62,8 @@ def test_a_bad_line_writes_nothing_and_is_named(video, admin_user):
     text = jsonl([group(1, video.sha256), bad, group(3, video.sha256)])
     with pytest.raises(QaImportError) as caught:
         qa_import(text=text, name="qa_v1", author=admin_user)
-    assert any(p.startswith("line 2: turns[0].answer") for p in caught.value.problems)
-    assert all(p.startswith("line 2") for p in caught.value.problems)
+    assert any(p.startswith("line 2: turns[0].answer") for p in caught.value.messages())
+    assert all(p.startswith("line 2") for p in caught.value.messages())
     _nothing_written()
 
 
@@ -130,7 +130,7 @@ def test_duplicate_uid_and_not_json_are_named(video, admin_user):
     text = jsonl([group(1, video.sha256), group(1, video.sha256)]) + "{not json\n"
     with pytest.raises(QaImportError) as caught:
         qa_import(text=text, name="qa_v1", author=admin_user)
-    problems = caught.value.problems
+    problems = caught.value.messages()
     assert any("line 2" in p and "already on line 1" in p for p in problems)
     assert any(p.startswith("line 3: not JSON") for p in problems)
     _nothing_written()
