@@ -17,11 +17,24 @@ from django.db import models
 from django.db.models import F, Q
 
 from media.timebase import MAX_STEP_US
+from studio.vocabulary import vocabulary
 
 TIME_FIELDS = ("start_us", "cutoff_us", "outcome_us", "end_us")
 LABEL_FIELDS = ("local_intent", "procedural_intent", "next_step", "plausible_next_steps")
 # Breakdown tags (annotation/tags.py): edited with the labels, hidden like them.
 TAG_FIELDS = ("tags",)
+# The three judged dimensions of a step's labels and their mean, as scores, ratings and
+# reports name them (review and scoring read this one vocabulary).
+DIMENSIONS_VOCABULARY = vocabulary(
+    "dimension",
+    {
+        "local": "Local intent",
+        "procedural": "Procedural intent",
+        "next": "Next step",
+        "overall": "Overall",
+    },
+    title="Dimension",
+)
 # How every page names a step's fields (the history page, the workspace, its overlays).
 FIELD_NAMES = {
     "start_us": "Start",
@@ -175,3 +188,7 @@ class StepRevision(models.Model):
 
     def delete(self, *args, **kwargs):
         raise PermissionError("Revisions are never deleted.")
+
+
+vocabulary("step_status", MicroStep.Status, title="Status")
+vocabulary("revision_action", StepRevision.Action, title="Change")

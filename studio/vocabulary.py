@@ -1,0 +1,88 @@
+"""The product's vocabulary: every code it stores (criteria, error types, decisions, outcomes,
+conditions, ...) with the one label people read.
+
+Each vocabulary is declared once, beside its codes, with ``vocabulary(name, entries)``: the
+module that defines the codes registers them when it is imported (a ``TextChoices`` class, a
+mapping or ``(code, label)`` pairs). Pages show ``label(name, code)`` (the ``label`` template
+filter); exports, the API and the database keep the codes. Plain Python: any layer may declare
+its vocabulary here without this module importing it.
+
+A code a vocabulary does not list (a campaign's own error type, an imported QA category) is shown
+humanised: ``object_state`` reads "Object state".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+
+def humanise(code) -> str:
+    """``"object_state"`` -> ``"Object state"``: the label of a code no vocabulary lists."""
+    text = str(code).replace("_", " ").strip()
+    return text[:1].upper() + text[1:]
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    name: str
+    title: str  # how pages name the field these codes fill ("Outcome", "Condition")
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    def label(self, code) -> str:
+        if code is None or code == "":
+            return ""
+        return self.labels.get(str(code)) or humanise(code)
+
+    def choices(self) -> list[tuple[str, str]]:
+        return list(self.labels.items())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.labels)
+
+    def __contains__(self, code) -> bool:
+        return str(code) in self.labels
+
+
+_REGISTRY: dict[str, Vocabulary] = {}
+
+
+def _pairs(entries) -> list[tuple[str, str]]:
+    if isinstance(entries, Mapping):
+        return [(str(k), str(v)) for k, v in entries.items()]
+    choices = getattr(entries, "choices", None)  # a Django TextChoices class
+    if choices is not None and not callable(choices):
+        return [(str(k), str(v)) for k, v in choices]
+    return [(str(k), str(v)) for k, v in entries]
+
+
+def vocabulary(name: str, entries: Mapping | Iterable, *, title: str) -> Vocabulary:
+    """Declare the vocabulary ``name``. Declaring it again with other labels is a programming
+    error (two places would label the same codes)."""
+    pairs = _pairs(entries)
+    codes = [code for code, _ in pairs]
+    if len(set(codes)) != len(codes):
+        raise ValueError(f"vocabulary {name}: a code is given twice")
+    vocab = Vocabulary(name=name, title=title, labels=dict(pairs))
+    known = _REGISTRY.get(name)
+    if known is not None and known != vocab:
+        raise ValueError(f"vocabulary {name} is declared twice with different labels")
+    _REGISTRY[name] = vocab
+    return vocab
+
+
+def vocabulary_of(name: str) -> Vocabulary:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise LookupError(f"no vocabulary {name!r}") from None
+
+
+def label(name: str, code) -> str:
+    """The label of ``code`` in the vocabulary ``name``."""
+    return vocabulary_of(name).label(code)
+
+
+def vocabularies() -> dict[str, Vocabulary]:
+    """Every declared vocabulary (the apps declare theirs when they load)."""
+    return dict(_REGISTRY)
