@@ -6,8 +6,9 @@ from django import forms
 
 from annotation.models import Release
 from review.models import Manifest
-from scoring.models import Endpoint, PromptPackage
+from scoring.models import Endpoint, PromptPackage, RunKind
 from scoring.runs import CONDITIONS
+from studio.vocabulary import label
 
 NAME_HELP = "Lower-case letters, digits, '_', '.' and '-'. The same name again resumes the run."
 
@@ -22,7 +23,9 @@ class PredictForm(forms.Form):
     manifest = forms.ModelChoiceField(
         Manifest.objects.filter(frozen_at__isnull=False), required=False
     )
-    condition = forms.ChoiceField(choices=[(c, c) for c in CONDITIONS], initial="official")
+    condition = forms.ChoiceField(
+        choices=[(c, label("condition", c)) for c in CONDITIONS], initial="official"
+    )
     endpoint = forms.ModelChoiceField(Endpoint.objects.all())
     package = forms.ModelChoiceField(PromptPackage.objects.filter(purpose="prediction"))
 
@@ -34,11 +37,7 @@ class PredictForm(forms.Form):
 
 
 class JudgeForm(forms.Form):
-    KINDS = [
-        ("reference", "Reference-based judge"),
-        ("video", "Reference-free video judge"),
-        ("rater", "Blind LLM rater"),
-    ]
+    KINDS = [(k, RunKind(k).label) for k in ("reference", "video", "rater")]
     PACKAGE_OF = {"reference": "reference_judge", "video": "video_judge", "rater": "blind_rater"}
     name = forms.SlugField(max_length=80, help_text=NAME_HELP)
     kind = forms.ChoiceField(choices=KINDS)

@@ -120,26 +120,17 @@ def _report(study) -> dict:
 def study_report_page(request, study_id: int):
     from django.urls import reverse
 
-    from scoring.reports.charts import STUDY_CHARTS, chart_alt, chart_points
+    from scoring.reports.charts import STUDY_CHARTS, chart_figures
     from scoring.reports.views import report_context
 
     study = study_for_or_404(request.user, study_id)
     report = _report(study)
     context = report_context(study, report, request)
-    charts = []
-    for name, build in STUDY_CHARTS.items():
-        spec = build(report)
-        if not chart_points(spec):
-            continue
-        charts.append(
-            {
-                "title": spec["title"],
-                "alt": chart_alt(name, spec),
-                "svg_url": reverse("scoring:study-chart", args=[study.pk, name, "svg"]),
-                "spec_url": reverse("scoring:study-chart", args=[study.pk, name, "json"]),
-            }
-        )
-    context["charts"] = charts
+    context["charts"] = chart_figures(
+        STUDY_CHARTS,
+        report,
+        lambda name, fmt: reverse("scoring:study-chart", args=[study.pk, name, fmt]),
+    )
     return render(request, "scoring/study_report.html", context)
 
 
@@ -167,7 +158,9 @@ def study_report_download(request, study_id: int, fmt: str):
 
 
 def _leaderboard_subject(request):
-    """(release, manifest, condition) from the query; 404 for a name that is not frozen."""
+    """(release, manifest, condition) from the query; 404 for a name that is not frozen. With
+    neither a release nor a manifest, the newest frozen release; without a condition, Official
+    when a run has it, else the first condition a run has."""
     from annotation.models import Release
     from review.models import Manifest
 
@@ -186,7 +179,15 @@ def _leaderboard_subject(request):
         ).first()
         if release is None:
             raise Http404("No such release.")
-    return release, manifest, request.GET.get("condition", "official")
+    else:
+        release = Release.objects.filter(frozen_at__isnull=False).order_by("-frozen_at").first()
+    condition = request.GET.get("condition", "")
+    if not condition and (release or manifest):
+        from scoring.reports.leaderboard import leaderboard_conditions
+
+        found = leaderboard_conditions(release=release, manifest=manifest)
+        condition = "official" if "official" in found or not found else found[0]
+    return release, manifest, condition or "official"
 
 
 @login_required
@@ -197,15 +198,23 @@ def leaderboard_page(request):
 
     from annotation.models import Release
     from review.models import Manifest
-    from scoring.reports.charts import LEADERBOARD_CHARTS, chart_alt, chart_points
-    from scoring.reports.leaderboard import COLUMNS, leaderboard, leaderboard_csv
+    from scoring.reports.charts import LEADERBOARD_CHARTS, chart_figures
+    from scoring.reports.leaderboard import (
+        COLUMNS,
+        leaderboard,
+        leaderboard_conditions,
+        leaderboard_csv,
+    )
     from scoring.reports.views import leaderboard_context
 
     release, manifest, condition = _leaderboard_subject(request)
     context = {
-        "releases": Release.objects.filter(frozen_at__isnull=False).order_by("name"),
+        "releases": Release.objects.filter(frozen_at__isnull=False).order_by("-frozen_at"),
         "manifests": Manifest.objects.filter(frozen_at__isnull=False).order_by("name"),
         "condition": condition,
+        "conditions": leaderboard_conditions(release=release, manifest=manifest)
+        if release or manifest
+        else [],
     }
     if release is None and manifest is None:
         return render(request, "scoring/leaderboard.html", context)
@@ -228,19 +237,21 @@ def leaderboard_page(request):
         return response
     sort = request.GET.get("sort", "overall")
     board = json.loads(text)
-    context.update(leaderboard_context(board, sort=sort if sort in COLUMNS else "overall"))
+    from scoring.models import Run
+
+    run_ids = dict(
+        Run.objects.filter(name__in=[r["run"] for r in board["models"]]).values_list("name", "pk")
+    )
+    context.update(
+        leaderboard_context(board, sort=sort if sort in COLUMNS else "overall", run_ids=run_ids)
+    )
     context["subject"] = subject
     query = urlencode({subject["kind"]: subject["name"], "condition": condition})
-    context["charts"] = [
-        {
-            "title": spec["title"],
-            "alt": chart_alt(name, spec),
-            "svg_url": reverse("scoring:leaderboard-chart", args=[name, "svg"]) + "?" + query,
-            "spec_url": reverse("scoring:leaderboard-chart", args=[name, "json"]) + "?" + query,
-        }
-        for name, spec in ((n, build(board)) for n, build in LEADERBOARD_CHARTS.items())
-        if chart_points(spec)
-    ]
+    context["charts"] = chart_figures(
+        LEADERBOARD_CHARTS,
+        board,
+        lambda name, fmt: reverse("scoring:leaderboard-chart", args=[name, fmt]) + "?" + query,
+    )
     return render(request, "scoring/leaderboard.html", context)
 
 

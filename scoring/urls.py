@@ -39,7 +39,15 @@ urlpatterns = [
         baseline_views.baseline_report_page,
         name="baseline-report",
     ),
+    path(
+        "baselines/<int:campaign_id>/judge/", baseline_views.baseline_judge, name="baseline-judge"
+    ),
     path("judge-validation/", judgeval_views.judgeval_list, name="judgeval-list"),
+    path(
+        "judge-validation/<int:campaign_id>/judge/",
+        judgeval_views.judgeval_judge,
+        name="judgeval-judge",
+    ),
     path(
         "judge-validation/<int:campaign_id>/",
         judgeval_views.judgeval_report_page,

@@ -3,7 +3,7 @@ each, everywhere."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.utils import timezone
 from django.utils.translation import ngettext
@@ -28,6 +28,16 @@ def iso_time(value: datetime | None) -> str:
     if value is None:
         return ""
     return timezone.localtime(value).isoformat(timespec="seconds")
+
+
+def form_problems(form) -> str:
+    """A form's errors in one line, each named as the page labels its field: ``Endpoint: This
+    field is required.``"""
+    parts = []
+    for name, errors in form.errors.items():
+        prefix = f"{form[name].label}: " if name in form.fields else ""
+        parts.extend(prefix + str(e) for e in errors)
+    return "; ".join(parts)
 
 
 def frame_rate(num: int, den: int) -> str:
@@ -86,10 +96,18 @@ def span(start_us: int | None, end_us: int | None) -> str:
     return f"{clock(start_us)}{EN_DASH}{clock(end_us)}"
 
 
-def moment(value: datetime | None) -> str:
+def moment(value: datetime | str | None) -> str:
     """A moment for people: to the second, in the current time zone (the person's, see
-    studio.middleware.TimeZoneMiddleware), with the zone's name: ``2026-03-01 15:05:09 CET``."""
-    if value is None:
+    studio.middleware.TimeZoneMiddleware), with the zone's name: ``2026-03-01 15:05:09 CET``.
+    Takes an aware datetime or its ISO 8601 text."""
+    if value is None or value == "":
         return "—"
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return value
+        if timezone.is_naive(value):
+            value = timezone.make_aware(value, UTC)
     local = timezone.localtime(value)
     return f"{local:%Y-%m-%d %H:%M:%S} {local.tzname() or ''}".rstrip()

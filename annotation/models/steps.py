@@ -48,6 +48,7 @@ FIELD_NAMES = {
     "tags": "Tags",
     "status": "Status",
 }
+vocabulary("step_field", FIELD_NAMES, title="Field")
 
 
 class NoDeleteQuerySet(models.QuerySet):

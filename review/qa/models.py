@@ -154,6 +154,15 @@ class QaGroup(models.Model):
     def delete(self, *args, **kwargs):
         raise FrozenError("QA groups are never deleted.")
 
+    @property
+    def display_name(self) -> str:
+        """How staff pages name the group: "Edge question on garden-watering.mp4
+        (0:12.000 - 0:15.000)" (its structure, its video, the stretch its evidence covers)."""
+        from studio.display import span
+
+        stretch = span(self.span_start_us, self.span_end_us)
+        return f"{self.get_structure_display()} question on {self.video.title} ({stretch})"
+
 
 class QaTurnQuerySet(_InSetQuerySet):
     frozen_filter = {"group__group_set__frozen_at__isnull": False}

@@ -3,13 +3,8 @@ The numbers are the report's own (the page never recomputes); formatting happens
 
 from __future__ import annotations
 
+from scoring.reports.shown import excludes_zero, fmt
 from scoring.stats import ALL_MODELS
-
-
-def fmt(x, signed=False) -> str:
-    if x is None:
-        return "—"
-    return f"{x:+.2f}" if signed else f"{x:.2f}"
 
 
 def _interval_text(low, high) -> str:
@@ -28,10 +23,10 @@ def _effect_row(r: dict) -> dict:
             {
                 "text": fmt(r[key], signed=True),
                 "interval": _interval_text(r[f"{prefix}low"], r[f"{prefix}high"]),
-                "significant": r[f"{prefix}significant"],
+                "significant": excludes_zero(r[f"{prefix}low"], r[f"{prefix}high"]),
             }
         )
-    return {**r, "variants": variants}
+    return {**r, "variants": variants, "significant": variants[0]["significant"]}
 
 
 def condition_table(report: dict, stratum="all", level="all") -> dict:
@@ -80,12 +75,28 @@ def breakdown(report: dict, stratum: str) -> dict:
         for c in contrasts:
             r = cells.get((level, c))
             row["cells"].append(
-                {"n": r["n"], "text": fmt(r["estimate"], True), "significant": r["significant"]}
+                {
+                    "n": r["n"],
+                    "text": fmt(r["estimate"], True),
+                    "significant": excludes_zero(r["low"], r["high"]),
+                }
                 if r
                 else None
             )
         rows.append(row)
-    return {"stratum": stratum, "contrasts": contrasts, "rows": rows}
+    return {
+        "stratum": stratum,
+        "stratum_name": stratum_name(stratum),
+        "contrasts": contrasts,
+        "rows": rows,
+    }
+
+
+def stratum_name(stratum: str) -> str:
+    """``duration_bin`` -> "step duration"; ``tag:hand`` -> "tag hand"."""
+    if stratum.startswith("tag:"):
+        return f"tag {stratum[4:]}"
+    return {"duration_bin": "step duration"}.get(stratum, stratum.replace("_", " "))
 
 
 def report_context(study, report: dict, request=None) -> dict:
@@ -109,7 +120,7 @@ def report_context(study, report: dict, request=None) -> dict:
 SORTABLE = {
     "model": "Model",
     "group": "Group",
-    "ok": "ok",
+    "ok": "Predictions ok",
     "local": "Local",
     "procedural": "Procedural",
     "next": "Next",
@@ -121,24 +132,42 @@ SORTABLE = {
     "diagnostic_average": "Diagnostic avg.",
 }
 NUMBERS = ("local", "procedural", "next", "overall", "gf", "hic", "tpc", "npf")
+REFERENCE_NUMBERS = ("local", "procedural", "next", "overall")
 
 
-def leaderboard_context(board: dict, sort: str = "overall") -> dict:
+def _judged_value(r: dict, key: str):
+    """A model's score, or None where no judge scored it ("not judged" on the page, never 0:
+    the report's JSON keeps the full-benchmark zeros with ``reference_judge`` null)."""
+    if key in REFERENCE_NUMBERS:
+        return r.get(key) if r.get("reference_judge") else None
+    return r.get(key)
+
+
+def leaderboard_context(board: dict, sort: str = "overall", run_ids: dict | None = None) -> dict:
     text_sort = sort in ("model", "group")
 
     def key(r):
-        v = r.get(sort)
+        v = r.get(sort) if text_sort else _judged_value(r, sort)
         if text_sort:
             return (str(v), r["model"])
         return (v is None, -(v or 0), r["model"])
 
     rows = []
+    rank = 0
     for r in sorted(board["models"], key=key):
+        if r.get("reference_judge"):
+            rank += 1
         rows.append(
             {
                 **r,
-                "numbers": [fmt(r[k]) for k in NUMBERS],
-                "diagnostic_text": fmt(r["diagnostic_average"]),
+                "rank": rank,
+                "run_id": (run_ids or {}).get(r.get("run")),
+                "numbers": [
+                    None if (v := _judged_value(r, k)) is None else fmt(v) for k in NUMBERS
+                ],
+                "diagnostic_text": None
+                if r["diagnostic_average"] is None
+                else fmt(r["diagnostic_average"]),
                 "failures": r["parse_failure"] + r["refusal"] + r["api_error"] + r["pending"],
             }
         )
@@ -153,6 +182,7 @@ def leaderboard_context(board: dict, sort: str = "overall") -> dict:
             ],
         }
         for r in rows
+        if r.get("reference_judge")
     ]
     c = board["correlation"]
     return {
