@@ -245,6 +245,13 @@ def leaderboard_page(request):
     context.update(
         leaderboard_context(board, sort=sort if sort in COLUMNS else "overall", run_ids=run_ids)
     )
+    from scoring.judges.offers import reference_offers_for_runs
+
+    waiting = [r["run"] for r in board["models"] if not r.get("reference_judge")]
+    context["offers"] = reference_offers_for_runs(
+        Run.objects.filter(name__in=waiting).order_by("name"),
+        why="{run} has no reference judge yet: its scores wait for one.",
+    )
     context["subject"] = subject
     query = urlencode({subject["kind"]: subject["name"], "condition": condition})
     context["charts"] = chart_figures(

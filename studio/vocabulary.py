@@ -23,6 +23,14 @@ def humanise(code) -> str:
     return text[:1].upper() + text[1:]
 
 
+def in_sentence(text: str) -> str:
+    """A label inside a sentence: "Blind LLM rater" -> "blind LLM rater"; an acronym keeps its
+    capitals ("QA judge")."""
+    if len(text) > 1 and text[0].isupper() and text[1].islower():
+        return text[0].lower() + text[1:]
+    return text
+
+
 @dataclass(frozen=True)
 class Vocabulary:
     name: str

@@ -11,7 +11,7 @@ from django import forms
 
 from scoring.judges.services import PURPOSE
 from scoring.models import Endpoint, PromptPackage, Run, RunKind
-from studio.vocabulary import label
+from studio.vocabulary import in_sentence, label
 
 
 @dataclass
@@ -24,7 +24,8 @@ class JudgeOffer:
 
     @property
     def kind_name(self) -> str:
-        return label("run_kind", self.kind)
+        """The judge's name inside a sentence ("reference-based judge", "blind LLM rater")."""
+        return in_sentence(label("run_kind", self.kind))
 
 
 class JudgeOfferForm(forms.Form):
@@ -157,7 +158,7 @@ def judgeval_offers(campaign, report: dict) -> list[JudgeOffer]:
     return [
         judge_offer(
             kind=kind,
-            why=f"No {label('run_kind', kind).lower()} has scored these predictions yet.",
+            why=f"No {in_sentence(label('run_kind', kind))} has scored these predictions yet.",
             action=reverse("scoring:judgeval-judge", args=[campaign.pk]),
             base_name=f"{campaign.name}-{kind}",
         )

@@ -16,7 +16,17 @@ from scoring.stats import ALL_MODELS
 from studio.vocabulary import label
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"  # a name, never fetched
-FONT = {"config": {"font": "sans-serif", "view": {"stroke": None}}}
+# Text sizes that read at 1440 px without zooming.
+FONT = {
+    "config": {
+        "font": "sans-serif",
+        "view": {"stroke": None},
+        "axis": {"labelFontSize": 12, "titleFontSize": 12},
+        "legend": {"labelFontSize": 12, "titleFontSize": 12},
+        "header": {"labelFontSize": 12},
+        "title": {"fontSize": 14},
+    }
+}
 
 
 def _spec(title: str, body: dict) -> dict:
@@ -55,20 +65,41 @@ def forest(report: dict) -> dict:
         and (r["dimension"] == "overall" or "-" in r["dimension"])
         and r["estimate"] is not None
     ]
+    models = [*report["models_order"], ALL_MODELS]
     return _spec(
         "Paired effects (overall; gain tests in their dimensions) with 95% clustered intervals",
         {
             "data": {"values": rows},
-            "facet": {"row": {"field": "contrast", "type": "nominal", "title": None}},
+            "facet": {
+                "row": {
+                    "field": "contrast",
+                    "type": "nominal",
+                    "title": None,
+                    "sort": list(dict.fromkeys(r["contrast"] for r in rows)),  # the study's order
+                    # the contrast's name above its panel, read left to right
+                    "header": {
+                        "labelAngle": 0,
+                        "labelOrient": "top",
+                        "labelAlign": "left",
+                        "labelAnchor": "start",
+                        "labelFontWeight": "bold",
+                    },
+                }
+            },
             "spec": {
-                "width": 520,
-                "height": {"step": 18},
+                "width": 640,
+                "height": {"step": 22},
                 "layer": [
                     {"mark": {"type": "rule", "color": "#999"}, "encoding": {"x": {"datum": 0}}},
                     {
                         "mark": "rule",
                         "encoding": {
-                            "y": {"field": "model", "type": "nominal", "title": None},
+                            "y": {
+                                "field": "model",
+                                "type": "nominal",
+                                "title": None,
+                                "sort": models,
+                            },
                             "x": {"field": "low", "type": "quantitative", "title": "Δ"},
                             "x2": {"field": "high"},
                         },
@@ -76,7 +107,7 @@ def forest(report: dict) -> dict:
                     {
                         "mark": {"type": "point", "filled": True, "size": 50},
                         "encoding": {
-                            "y": {"field": "model", "type": "nominal"},
+                            "y": {"field": "model", "type": "nominal", "sort": models},
                             "x": {"field": "estimate", "type": "quantitative"},
                             "color": {
                                 "field": "significant",
@@ -163,7 +194,7 @@ def profiles(report: dict) -> dict:
     )
     return _spec(
         "Overall by condition and model, with 95% clustered intervals (common valid set)",
-        {"width": {"step": 110}, "height": 300, "layer": layers},
+        {"width": 720, "height": 300, "layer": layers},
     )
 
 

@@ -5,7 +5,7 @@
 // player (player.js) on the interval's first frame, then plays the interval, with sound for
 // auditory evidence.
 import { campaignItem, el } from "./campaign-item.js";
-import { FrameIndex } from "./frames.js";
+import { FrameIndex, clock } from "./frames.js";
 import { Player } from "./player.js";
 
 export const QA_BINDINGS = [
@@ -50,8 +50,14 @@ function emptyAnswer() {
   return { decision: "", reasons: [], comment: "", media_unplayable: false, evidence_unverifiable: false, turns: [], edits: [] };
 }
 
+// Times on the clip as everywhere else: m:ss.mmm (frames.js).
 function seconds(us) {
-  return (us / 1e6).toFixed(2);
+  return clock(us);
+}
+
+// A stored code's label, as the server sends it (studio/vocabulary.py).
+function labelOf(labels, code) {
+  return (labels || {})[code] || code;
 }
 
 function allEvidence() {
@@ -106,7 +112,7 @@ function renderTimeline() {
       type: "button",
       class: `interval ${ev.modality}`,
       "data-number": String(ev.number),
-      title: `${ev.number}: ${ev.modality}, ${seconds(ev.start_us)}–${seconds(ev.end_us)} s`,
+      title: `${ev.number}: ${labelOf(state.modality_labels, ev.modality)}, ${seconds(ev.start_us)}–${seconds(ev.end_us)}`,
     }, String(ev.number));
     button.style.left = `${(100 * ev.start_us) / span}%`;
     button.style.width = `${(100 * (ev.end_us - ev.start_us)) / span}%`;
@@ -121,7 +127,7 @@ function drawPlayhead() {
   const head = $("playhead");
   const t = player.index.timeOf(player.frame);
   if (head) head.style.left = `${Math.min(100, (100 * t) / state.span_us)}%`;
-  $("frame-readout").textContent = `Frame ${player.frame + 1} of ${player.index.count} · ${seconds(t)} s`;
+  $("frame-readout").textContent = `Frame ${player.frame + 1} of ${player.index.count} · ${seconds(t)}`;
 }
 
 async function jump(number) {
@@ -170,7 +176,7 @@ function renderTurns() {
       const row = el("li", {});
       const button = el("button", { type: "button", "data-jump": String(ev.number) }, `Evidence ${ev.number}`);
       button.addEventListener("click", () => jump(ev.number));
-      row.append(button, ` ${ev.modality} · ${seconds(ev.start_us)}–${seconds(ev.end_us)} s · `, el("span", { class: "desc" }, ev.description));
+      row.append(button, ` ${labelOf(state.modality_labels, ev.modality)} · ${seconds(ev.start_us)}–${seconds(ev.end_us)} · `, el("span", { class: "desc" }, ev.description));
       evs.append(row);
     }
     li.append(evs);
@@ -185,7 +191,7 @@ function renderChecks() {
     li.append(el("span", { class: "name" }, `Turn ${row.turn + 1}: ${row.check.label}`));
     const current = (answer.turns[row.turn] || {})[row.check.code] || "";
     for (const value of state.check_values) {
-      const b = el("button", { type: "button", "aria-pressed": String(current === value), "data-value": value }, value);
+      const b = el("button", { type: "button", "aria-pressed": String(current === value), "data-value": value }, labelOf(state.check_value_labels, value));
       b.addEventListener("click", () => { focus = i; setCheck(value); });
       li.append(b);
     }

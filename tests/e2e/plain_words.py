@@ -29,7 +29,8 @@ ORDINARY_PHRASES = {
 }
 
 # Every visible leaf text: elements with no element children, plus text nodes that sit beside
-# elements (a "C7" after a <br>), each trimmed; hidden ones (no layout box) left out.
+# elements (a "C7" after a <br>), each trimmed; hidden ones (no layout box) left out, and the
+# words after a <kbd> (a key hint: "v valid · i invalid" names keys, not stored values).
 LEAVES_JS = """() => {
   const out = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -40,6 +41,8 @@ LEAVES_JS = """() => {
     if (!el || el.closest('script, style, template, [hidden], details:not([open]) > :not(summary)'))
       continue;
     if (!el.getClientRects().length) continue;
+    const before = node.previousSibling;
+    if (before && before.nodeName === 'KBD') continue;
     out.push(text);
   }
   return out;
