@@ -219,7 +219,13 @@ def leaderboard_bars(board: dict) -> dict:
             "data": {"values": bars},
             "mark": {"type": "bar", "color": "#8aa9c9"},
             "encoding": {
-                "x": {"field": "model", "type": "nominal", "sort": order, "title": None},
+                "x": {
+                    "field": "model",
+                    "type": "nominal",
+                    "sort": order,
+                    "title": None,
+                    "axis": {"labelAngle": -20, "labelLimit": 200},
+                },
                 "y": {"field": "overall", "type": "quantitative", "title": "score"},
                 "tooltip": [
                     {"field": "model", "title": "Model"},
@@ -265,8 +271,8 @@ def scene_heatmap(board: dict) -> dict:
         "Overall by scene and judged model",
         {
             "data": {"values": rows},
-            "width": {"step": 64},
-            "height": {"step": 34},
+            "width": {"step": 120},
+            "height": {"step": 40},
             "encoding": {"x": x, "y": y},
             "layer": [
                 {
@@ -287,7 +293,7 @@ def scene_heatmap(board: dict) -> dict:
                     },
                 },
                 {
-                    "mark": {"type": "text", "fontSize": 11},
+                    "mark": {"type": "text", "fontSize": 13},
                     "encoding": {
                         "text": {"field": "overall", "type": "quantitative", "format": ".1f"},
                         "color": {
