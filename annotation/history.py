@@ -20,7 +20,7 @@ def value_text(field: str, value, times: np.ndarray | None) -> str:
     if field == "status":
         return label("step_status", value)
     if isinstance(value, list):
-        return " · ".join(value) if value else "(none)"
+        return " · ".join(value) if value else "none listed"
     return value or "(empty)"
 
 

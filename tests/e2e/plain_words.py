@@ -25,7 +25,7 @@ TRAILING_PARENTHESIS = re.compile(r"\(([^()]+)\)$")
 # Leaf texts that hold a one-word code as an ordinary word of a label.
 ORDINARY_PHRASES = {
     "Next step (observed)",  # the workspace's field: the next step the video shows
-    "Krippendorff α (interval)",  # the interval metric of α
+    "Krippendorff \u03b1 (interval)",  # alpha's interval level
 }
 
 # Every visible leaf text: elements with no element children, plus text nodes that sit beside
@@ -54,7 +54,7 @@ def visible_text(page) -> tuple[str, list[str]]:
 
 
 def _vocabulary_codes() -> tuple[dict[str, str], dict[str, str]]:
-    """(codes with an underscore -> vocabulary, one-word codes whose label differs -> vocabulary)."""
+    """Codes with an underscore, and one-word codes whose label differs: {code: vocabulary}."""
     from studio.vocabulary import vocabularies
 
     snake, words = {}, {}
