@@ -94,3 +94,56 @@ def label(name: str, code) -> str:
 def vocabularies() -> dict[str, Vocabulary]:
     """Every declared vocabulary (the apps declare theirs when they load)."""
     return dict(_REGISTRY)
+
+
+# The vocabularies whose codes name the fields of an answer or a form, in the order they are
+# asked: a step's fields, the judged dimensions, the audit's criteria, the boundary windows,
+# the QA checks and edit targets.
+FIELD_VOCABULARIES = (
+    "step_field",
+    "dimension",
+    "criterion",
+    "condition",
+    "qa_check",
+    "qa_edit_field",
+)
+NO_FIELD = ("detail", "__all__", "non_field_errors", "payload")
+
+
+def _field_word(part: str) -> str:
+    for name in FIELD_VOCABULARIES:
+        vocab = _REGISTRY.get(name)
+        if vocab is not None and part in vocab:
+            return vocab.label(part)
+    return humanise(part)
+
+
+def field_label(key: str) -> str | None:
+    """How a page names the field an error is about: ``local`` -> "Local intent", ``C4`` ->
+    "C4 Local validity", ``turns.0.evidence_alignment`` -> "Turn 1, Evidence alignment";
+    ``None`` for an error about no field (``detail``)."""
+    if not key or key in NO_FIELD:
+        return None
+    parts = str(key).split(".")
+    words = []
+    i = 0
+    while i < len(parts):
+        part = parts[i]
+        if i + 1 < len(parts) and parts[i + 1].isdigit():  # a list and its position
+            words.append(f"{humanise(part.removesuffix('s'))} {int(parts[i + 1]) + 1}")
+            i += 2
+            continue
+        words.append(_field_word(part))
+        i += 1
+    return ", ".join(words)
+
+
+def named_errors(errors: Mapping[str, Iterable[str]]) -> dict[str, list[str]]:
+    """``{field: [messages]}`` with each message naming its field as the page labels it:
+    ``{"local": ["Local intent: Give a whole number from 0 to 100."]}`` (the keys stay, so a
+    page can still find the field)."""
+    out = {}
+    for key, messages in errors.items():
+        name = field_label(key)
+        out[key] = [f"{name}: {m}" if name else str(m) for m in messages]
+    return out

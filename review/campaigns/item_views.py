@@ -23,6 +23,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from review.campaigns import services
 from review.campaigns.selectors import assignment_for_or_404
+from studio.vocabulary import named_errors
 
 NO_STORE = {"Cache-Control": "private, no-store"}
 ASSIGNMENT_RE = r"(?P<token>[A-Za-z0-9_-]{20,64})"
@@ -35,9 +36,12 @@ def json_response(data, status: int = 200) -> JsonResponse:
 
 
 def errors_of(exc: ValidationError) -> dict:
-    """A ValidationError as ``{field: [messages]}`` (``{"detail": [...]}`` without fields)."""
+    """A ValidationError as ``{field: [messages]}`` (``{"detail": [...]}`` without fields), each
+    message naming its field as the page labels it ("Local intent: Give a whole number ...")."""
     if hasattr(exc, "error_dict"):
-        return {k: [str(m) for e in v for m in e.messages] for k, v in exc.error_dict.items()}
+        return named_errors(
+            {k: [str(m) for e in v for m in e.messages] for k, v in exc.error_dict.items()}
+        )
     return {"detail": exc.messages}
 
 

@@ -11,7 +11,7 @@ import re
 from django.utils.safestring import mark_safe
 
 from scoring.reports.cache import cached_report
-from scoring.reports.shown import excludes_zero
+from scoring.reports.shown import excludes_zero, fmt
 from scoring.stats import ALL_MODELS
 from studio.vocabulary import label
 
@@ -38,6 +38,9 @@ def _condition(code: str) -> str:
 
 
 MINUS = "\u2212"
+# Every mark's description is its row's "hover" text: Vega writes it as the mark's aria-label,
+# and chart_inline_svg makes it the <title> a browser shows on hover.
+HOVER = {"field": "hover", "type": "nominal"}
 
 
 def _contrast(r: dict) -> str:
@@ -59,6 +62,8 @@ def forest(report: dict) -> dict:
             if excludes_zero(r["low"], r["high"])
             else "includes 0",
             "n": r["n"],
+            "hover": f"{r['model']}: \u0394 {fmt(r['estimate'], True)}, 95% interval "
+            f"[{fmt(r['low'], True)}, {fmt(r['high'], True)}], N {r['n']}",
         }
         for r in report["effects"]
         if r["stratum"] == "all"
@@ -118,13 +123,7 @@ def forest(report: dict) -> dict:
                                     "range": ["#c0392b", "#7f8c8d"],
                                 },
                             },
-                            "tooltip": [
-                                {"field": "model", "title": "Model"},
-                                {"field": "estimate", "title": "Δ", "format": "+.2f"},
-                                {"field": "low", "title": "low", "format": "+.2f"},
-                                {"field": "high", "title": "high", "format": "+.2f"},
-                                {"field": "n", "title": "N"},
-                            ],
+                            "description": HOVER,
                         },
                     },
                 ],
@@ -146,6 +145,14 @@ def profiles(report: dict) -> dict:
             "low": r.get("low"),
             "high": r.get("high"),
             "n": r["n"],
+            "hover": f"{r['model']} under {_condition(r['condition'])}: Overall "
+            f"{fmt(r['micro'])}"
+            + (
+                f", 95% interval [{fmt(r['low'])}, {fmt(r['high'])}]"
+                if r.get("low") is not None and r.get("high") is not None
+                else ""
+            )
+            + f", N {r['n']}",
         }
         for r in report["conditions"]
         if r["stratum"] == "all" and r["dimension"] == "overall" and r["micro"] is not None
@@ -181,14 +188,7 @@ def profiles(report: dict) -> dict:
                 "y": {"field": "overall", "type": "quantitative", "title": "Overall"},
                 "color": color,
                 "shape": {"field": "model", "type": "nominal", "legend": None},
-                "tooltip": [
-                    {"field": "model", "title": "Model"},
-                    {"field": "condition", "title": "Condition"},
-                    {"field": "overall", "title": "Overall", "format": ".2f"},
-                    {"field": "low", "title": "95% low", "format": ".2f"},
-                    {"field": "high", "title": "95% high", "format": ".2f"},
-                    {"field": "n", "title": "N"},
-                ],
+                "description": HOVER,
             },
         }
     )
@@ -207,13 +207,18 @@ def leaderboard_bars(board: dict) -> dict:
     """Overall per judged model as bars with the four diagnostics as lines (figure 1's idea)."""
     judged = _judged(board)
     order = [r["model"] for r in judged]
-    bars = [{"model": r["model"], "overall": r["overall"]} for r in judged]
+    bars = [
+        {"model": r["model"], "overall": r["overall"],
+         "hover": f"{r['model']}: Overall {fmt(r['overall'])}"}
+        for r in judged
+    ]  # fmt: skip
     lines = [
-        {"model": r["model"], "diagnostic": label("diagnostic", d), "score": r[d]}
+        {"model": r["model"], "diagnostic": label("diagnostic", d), "score": r[d],
+         "hover": f"{r['model']}: {label('diagnostic', d)} {fmt(r[d])}"}
         for r in judged
         for d in ("gf", "hic", "tpc", "npf")
         if r[d] is not None
-    ]
+    ]  # fmt: skip
     layers = [
         {
             "data": {"values": bars},
@@ -227,10 +232,7 @@ def leaderboard_bars(board: dict) -> dict:
                     "axis": {"labelAngle": -20, "labelLimit": 200},
                 },
                 "y": {"field": "overall", "type": "quantitative", "title": "score"},
-                "tooltip": [
-                    {"field": "model", "title": "Model"},
-                    {"field": "overall", "title": "Overall", "format": ".2f"},
-                ],
+                "description": HOVER,
             },
         }
     ]
@@ -243,11 +245,7 @@ def leaderboard_bars(board: dict) -> dict:
                     "x": {"field": "model", "type": "nominal", "sort": order},
                     "y": {"field": "score", "type": "quantitative"},
                     "color": {"field": "diagnostic", "type": "nominal", "title": None},
-                    "tooltip": [
-                        {"field": "model", "title": "Model"},
-                        {"field": "diagnostic", "title": "Diagnostic"},
-                        {"field": "score", "title": "Score", "format": ".2f"},
-                    ],
+                    "description": HOVER,
                 },
             }
         )
@@ -262,7 +260,12 @@ def scene_heatmap(board: dict) -> dict:
     value written in it and on hover."""
     judged = {r["model"] for r in _judged(board)}
     order = [r["model"] for r in board["models"] if r["model"] in judged]
-    rows = [r for r in board["scenes"] if r["model"] in judged]
+    rows = [
+        {**r, "hover": f"{r['model']} in {r['scene']}: Overall {fmt(r['overall'])} "
+         f"({r['n']} steps)"}
+        for r in board["scenes"]
+        if r["model"] in judged
+    ]  # fmt: skip
     x = {"field": "scene", "type": "nominal", "title": None,
          "axis": {"labelAngle": -30, "labelLimit": 160}}  # fmt: skip
     y = {"field": "model", "type": "nominal", "sort": order, "title": None,
@@ -284,18 +287,14 @@ def scene_heatmap(board: dict) -> dict:
                             "title": "Overall",
                             "scale": {"scheme": "blues", "domain": [0, 100]},
                         },
-                        "tooltip": [
-                            {"field": "model", "title": "Model"},
-                            {"field": "scene", "title": "Scene"},
-                            {"field": "overall", "title": "Overall", "format": ".2f"},
-                            {"field": "n", "title": "Steps"},
-                        ],
+                        "description": HOVER,
                     },
                 },
                 {
                     "mark": {"type": "text", "fontSize": 13},
                     "encoding": {
                         "text": {"field": "overall", "type": "quantitative", "format": ".1f"},
+                        "description": HOVER,
                         "color": {
                             "condition": {"test": "datum.overall > 55", "value": "white"},
                             "value": "black",
@@ -337,10 +336,15 @@ def chart_svg(spec: dict) -> str:
     return json.loads(svg)["svg"]
 
 
-# A mark Vega drew with a description (its tooltip fields): an element closed on itself.
+# A mark Vega drew with a description: an element closed on itself, or a text mark (whose
+# <title> goes before its text).
 _MARK = re.compile(
     r'<(path|line|rect|circle)\b([^<>]*?\baria-label="([^"<>]*)"[^<>]*?\brole="graphics-symbol"'
     r"[^<>]*?)/>"
+)
+_TEXT_MARK = re.compile(
+    r'<text\b([^<>]*?\baria-label="([^"<>]*)"[^<>]*?\baria-roledescription="text mark"'
+    r"[^<>]*?)>"
 )
 # What an SVG put into a page must never hold (Vega writes none of it; checked all the same).
 _ACTIVE = re.compile(r"<script|<foreignObject|\son[a-z]+\s*=|javascript:", re.IGNORECASE)
@@ -354,6 +358,7 @@ def chart_inline_svg(spec: dict) -> str | None:
     if _ACTIVE.search(svg):
         return None
     svg = _MARK.sub(lambda m: f"<{m[1]}{m[2]}><title>{m[3]}</title></{m[1]}>", svg)
+    svg = _TEXT_MARK.sub(lambda m: f"<text{m[1]}><title>{m[2]}</title>", svg)
     return svg.replace("<svg ", '<svg role="img" ', 1)
 
 

@@ -19,9 +19,10 @@ export function el(tag, attrs = {}, text = "") {
 }
 
 // The server's `{field: [messages]}` (or `{detail: text}`) as one line.
+// The server's messages already name their field as the page labels it ("Local intent: …").
 export function problemsOf(body, separator = "; ") {
-  return Object.entries(body || {})
-    .map(([k, v]) => `${k === "detail" ? "" : `${k}: `}${[].concat(v).join(" ")}`)
+  return Object.values(body || {})
+    .map((v) => [].concat(v).join(" "))
     .join(separator);
 }
 

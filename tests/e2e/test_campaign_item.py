@@ -55,7 +55,7 @@ def test_a_refused_submission_shows_the_reasons_and_keeps_the_draft(
     page = _open_first_item(open_as(raters[0]), world)
     page.keyboard.type("55")
     page.keyboard.press("Enter")  # procedural and next are missing
-    page.wait_for_function(f"() => {STATUS}.startsWith('Not submitted: procedural:')")
+    page.wait_for_function(f"() => {STATUS}.startsWith('Not submitted: Procedural intent:')")
     assert page.evaluate("document.activeElement.name") == "procedural"
     assert not Submission.objects.exists()
     assignment = Assignment.objects.get(person=raters[0], state=Assignment.State.LEASED)
