@@ -41,9 +41,13 @@ endif
 run: seed
 	$(BIN)/python -m studio.launcher
 
+# The import rules (docs/architecture.md, "Import rules"): import-linter's contracts in
+# .importlinter, and the private-names rule it cannot express (a test that reads the modules).
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/studio/test_layering.py
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
 test: lint

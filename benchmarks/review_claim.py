@@ -90,7 +90,7 @@ def seed(n_items: int, n_clients: int, per_item: int):
     from annotation.services import step_create
     from media.models import Scene, SourceVideo
     from review.campaigns.services import campaign_create
-    from review.services import design_create, manifest_freeze
+    from review.manifests.services import design_create, manifest_freeze
     from studio.roles import sync_role_groups
 
     register()

@@ -29,6 +29,7 @@ from media.models import Scene, VideoImport
 from media.probe import SNIFF_BYTES, MediaRejected, sniff_head
 from media.services import DuplicateVideo, video_import
 from studio import services as studio_services
+from studio.enqueue import task_named
 from studio.leases import WorkKind, lease_claim, lease_kept, lease_release
 
 log = logging.getLogger(__name__)
@@ -65,7 +66,7 @@ def video_import_stage(*, upload, scene: Scene, title: str = "", user=None) -> V
 
 
 def video_import_enqueue(*, import_ids) -> None:
-    from media.tasks import import_video
+    import_video = task_named("media.import_video")
 
     for import_id in import_ids:
         transaction.on_commit(partial(import_video.delay, import_id))

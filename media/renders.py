@@ -50,6 +50,7 @@ from media.windows import (
     window_frames,
 )
 from studio import services as studio_services
+from studio.enqueue import task_named
 from studio.leases import WorkKind, lease_claim, lease_kept, lease_release
 
 RENDERER_VERSION = 1
@@ -189,7 +190,8 @@ def media_request(
 def media_enqueue(*, media_ids: Iterable[int] = (), groups: Iterable[list[int]] = ()) -> None:
     """Queue renders after the surrounding transaction commits: one task per medium, and one
     task per group of media of one source that should share a decode."""
-    from media.tasks import render_media_group, render_medium
+    render_medium = task_named("media.render_medium")
+    render_media_group = task_named("media.render_media_group")
 
     for media_id in media_ids:
         transaction.on_commit(partial(render_medium.delay, media_id))

@@ -2,8 +2,8 @@
 
 from django.urls import path
 
-from review import api
 from review.campaigns import api as campaigns
+from review.manifests import api
 
 app_name = "review"
 

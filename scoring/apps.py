@@ -16,9 +16,16 @@ class ScoringConfig(AppConfig):
 
     def ready(self) -> None:
         from scoring import baseline_demo, demo, home  # noqa: F401  (demo seeders, home cards)
+        from scoring.judges.handlers import JUDGE_HANDLERS
+        from scoring.judges.views import run_page_part as judge_page_part
         from scoring.judgeval import demo as _judgeval_demo  # noqa: F401
+        from scoring.runs.kinds import call_kind_register
         from scoring.runs.leases import run_item_work
+        from scoring.runs.views import run_page_part_register
         from studio.leases import work_kind_register
 
         work_kind_register(run_item_work())
+        for kind, handler in JUDGE_HANDLERS.items():
+            call_kind_register(kind, handler)
+        run_page_part_register(judge_page_part)
         post_migrate.connect(_sync_packages, sender=self, dispatch_uid="scoring.sync_packages")

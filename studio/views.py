@@ -9,8 +9,8 @@ from django.views.defaults import bad_request as django_bad_request
 from django.views.defaults import server_error as django_server_error
 
 from studio.api import api_error, is_api_request
+from studio.health import health_report
 from studio.home import ROLE_NAMES, home_cards_for
-from studio.services import health_report
 
 
 @require_GET

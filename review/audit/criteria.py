@@ -67,6 +67,10 @@ CRITERIA_VOCABULARY = vocabulary(
     "criterion", {c.id: f"{c.id} {c.name}" for c in CRITERIA}, title="Criterion"
 )
 
+# What the boundary audit rules on instead of criteria (review.boundary.windows words them for
+# people, in this order): an adjudication is keyed by a criterion or one of these windows.
+WINDOW_NAMES: tuple[str, ...] = ("early", "official", "outcome_visible", "next_visible")
+
 
 def criteria_of_phase(phase: int) -> tuple[Criterion, ...]:
     return tuple(c for c in CRITERIA if c.phase == phase)

@@ -18,7 +18,7 @@ def seed_audit_demo(ctx: DemoContext) -> None:
     from review.audit.criteria import CRITERION_IDS, INVALID, UNCERTAIN, VALID
     from review.audit.imports import decisions_load
     from review.campaigns.services import campaign_create
-    from review.services import design_create, manifest_freeze
+    from review.manifests.services import design_create, manifest_freeze
     from studio.roles import ADMIN, AUDITOR
 
     admin = ctx.users[ADMIN]

@@ -11,8 +11,12 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from review.audit.criteria import ADJUDICATION_LABELS, CORRECTION_CODES, CRITERION_IDS
-from review.boundary.windows import WINDOW_NAMES
+from review.audit.criteria import (
+    ADJUDICATION_LABELS,
+    CORRECTION_CODES,
+    CRITERION_IDS,
+    WINDOW_NAMES,
+)
 
 # What an adjudication decides: an audit criterion, or a boundary audit's window.
 ADJUDICATION_KEYS = CRITERION_IDS + WINDOW_NAMES

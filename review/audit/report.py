@@ -67,16 +67,16 @@ class ReportItem:
     deleted: bool = False  # the audited step no longer exists as an active step
 
 
-def _number(value: float) -> float | None:
+def number(value: float) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)
 
 
-def _wilson(valid: int, n: int) -> list[float | None]:
+def wilson(valid: int, n: int) -> list[float | None]:
     low, high = wilson_interval(valid, n, z=Z) if n else (math.nan, math.nan)
-    return [_number(low), _number(high)]
+    return [number(low), number(high)]
 
 
-def _rate(valid: int, n: int) -> float | None:
+def rate(valid: int, n: int) -> float | None:
     return valid / n if n else None
 
 
@@ -147,10 +147,10 @@ def audit_report(
                 "valid": valid,
                 "invalid": invalid,
                 "n": n,
-                "rate": _rate(valid, n),
-                "wilson": _wilson(valid, n),
-                "raw_agreement": _number(raw_agreement(table)) if len(table) else None,
-                "fleiss_kappa": _number(fleiss_kappa(table)) if len(table) else None,
+                "rate": rate(valid, n),
+                "wilson": wilson(valid, n),
+                "raw_agreement": number(raw_agreement(table)) if len(table) else None,
+                "fleiss_kappa": number(fleiss_kappa(table)) if len(table) else None,
                 "rated": int(complete.sum()),
                 "uncertain": int(uncertain),
                 "uncertain_labels": uncertain_labels,
@@ -186,8 +186,8 @@ def audit_report(
         "invalid": overall_invalid,
         "unresolved": n - overall_valid - overall_invalid,
         "n": n,
-        "rate": _rate(overall_valid, n),
-        "wilson": _wilson(overall_valid, n),
+        "rate": rate(overall_valid, n),
+        "wilson": wilson(overall_valid, n),
     }
 
     errors = dict.fromkeys(error_codes, 0)

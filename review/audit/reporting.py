@@ -11,10 +11,10 @@ from annotation.models import MicroStep, ReleaseStep
 from review.audit.criteria import CRITERION_IDS, INVALID
 from review.audit.kind import campaign_error_codes
 from review.audit.report import ReportItem, audit_report
-from review.sampling import DEFAULT_BIN_EDGES_US, bin_labels, bin_of
+from review.manifests.sampling import DEFAULT_BIN_EDGES_US, bin_labels, bin_of
 
 
-def _design(manifest) -> tuple[list[int], str]:
+def design(manifest) -> tuple[list[int], str]:
     design = (manifest.manifest or {}).get("design") or {}
     return list(design.get("bin_edges_us") or DEFAULT_BIN_EDGES_US), design.get("duration", "step")
 
@@ -25,7 +25,7 @@ def report_inputs(campaign) -> tuple[list[ReportItem], dict]:
 
     manifest = campaign.manifest
     release = manifest.release
-    edges, measure = _design(manifest)
+    edges, measure = design(manifest)
     rows = CampaignItem.objects.filter(campaign=campaign).values_list(
         "pk",
         "sample__sample_id",

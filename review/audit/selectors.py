@@ -35,7 +35,7 @@ def adjudication_count(user) -> int:
     )
 
 
-def _get_or_404(queryset, pk, what):
+def get_or_404(queryset, pk, what):
     try:
         return queryset.get(pk=pk)
     except (queryset.model.DoesNotExist, ValueError, TypeError):
@@ -43,11 +43,11 @@ def _get_or_404(queryset, pk, what):
 
 
 def adjudication_item_or_404(user, campaign_id, item_id) -> tuple[Campaign, CampaignItem]:
-    campaign = _get_or_404(adjudication_campaigns_for(user), campaign_id, "campaign")
+    campaign = get_or_404(adjudication_campaigns_for(user), campaign_id, "campaign")
     items = CampaignItem.objects.filter(campaign=campaign).select_related("sample__release_step")
-    return campaign, _get_or_404(items, item_id, "item")
+    return campaign, get_or_404(items, item_id, "item")
 
 
 def report_campaign_or_404(user, campaign_id) -> Campaign:
     campaigns = Campaign.objects.filter(kind=KIND).select_related("manifest__release")
-    return _get_or_404(campaigns if is_admin(user) else campaigns.none(), campaign_id, "campaign")
+    return get_or_404(campaigns if is_admin(user) else campaigns.none(), campaign_id, "campaign")

@@ -23,7 +23,7 @@ def seed_baseline_demo(ctx: DemoContext) -> None:
     from annotation.releases import release_freeze
     from review.baseline.imports import responses_load
     from review.campaigns.services import campaign_create
-    from review.services import design_create, manifest_freeze
+    from review.manifests.services import design_create, manifest_freeze
     from studio.roles import ADMIN, RATER
 
     admin = ctx.users[ADMIN]

@@ -21,7 +21,7 @@ def seed_boundary_demo(ctx: DemoContext) -> None:
     from review.boundary.media import available_windows
     from review.boundary.windows import INVALID, UNCERTAIN, VALID
     from review.campaigns.services import campaign_create
-    from review.services import design_create, manifest_freeze
+    from review.manifests.services import design_create, manifest_freeze
     from studio.roles import ADMIN, AUDITOR
 
     admin = ctx.users[ADMIN]

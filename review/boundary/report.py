@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from review.audit.report import _number, _rate, _wilson
+from review.audit.report import number, rate, wilson
 from review.audit.resolution import NEEDS_ADJUDICATION, RESOLVED, resolve_counts
 from review.boundary.windows import INVALID, LABELS, UNCERTAIN, VALID, WINDOWS
 from scoring.stats import fleiss_kappa, raw_agreement
@@ -122,10 +122,10 @@ def boundary_report(
                 "invalid": invalid,
                 "unresolved": have - valid - invalid,
                 "unavailable": unavailable,
-                "rate": _rate(valid, have),
-                "wilson": _wilson(valid, have),
-                "raw_agreement": _number(raw_agreement(table)) if len(table) else None,
-                "fleiss_kappa": _number(fleiss_kappa(table)) if len(table) else None,
+                "rate": rate(valid, have),
+                "wilson": wilson(valid, have),
+                "raw_agreement": number(raw_agreement(table)) if len(table) else None,
+                "fleiss_kappa": number(fleiss_kappa(table)) if len(table) else None,
                 "rated": len(table),
                 "uncertain": uncertain,
                 "needs_adjudication": waiting,
@@ -147,7 +147,7 @@ def boundary_report(
                 "label": label,
                 "audited": len(members),
                 "four_way_valid": ok,
-                "four_way_rate": _rate(ok, len(members)),
+                "four_way_rate": rate(ok, len(members)),
                 "official_valid": sum(official_ok[k] for k in members),
             }
         )
@@ -163,8 +163,8 @@ def boundary_report(
             "invalid": four_invalid,
             "unresolved": n - four_valid - four_invalid,
             "n": n,
-            "rate": _rate(four_valid, n),
-            "wilson": _wilson(four_valid, n),
+            "rate": rate(four_valid, n),
+            "wilson": wilson(four_valid, n),
         },
         "duration_bins": bins,
         "sets": {

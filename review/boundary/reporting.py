@@ -5,11 +5,11 @@ scoring)."""
 from __future__ import annotations
 
 from review.audit.decisions import campaign_records
-from review.audit.reporting import _design
+from review.audit.reporting import design
 from review.boundary.kind import KIND, SCHEME
 from review.boundary.report import BoundaryItem, boundary_report, four_way, item_outcomes
 from review.boundary.windows import VALID, WINDOW_NAMES
-from review.sampling import bin_labels
+from review.manifests.sampling import bin_labels
 
 
 def _last_steps(release) -> set[int]:
@@ -52,7 +52,7 @@ def report_items(campaign) -> list[BoundaryItem]:
 def campaign_report(campaign) -> dict:
     """The documented report (docs/boundary-audit.md) of ``campaign``."""
     manifest = campaign.manifest
-    edges, _measure = _design(manifest)
+    edges, _measure = design(manifest)
     header = {
         "campaign": campaign.name,
         "state": campaign.state,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from review.audit.selectors import _get_or_404, may_adjudicate
+from review.audit.selectors import get_or_404, may_adjudicate
 from review.boundary.kind import KIND, SCHEME
 from review.campaigns.models import Campaign, CampaignItem
 from studio.roles import is_admin
@@ -28,9 +28,9 @@ def adjudication_count(user) -> int:
 
 
 def adjudication_item_or_404(user, campaign_id, item_id) -> tuple[Campaign, CampaignItem]:
-    campaign = _get_or_404(adjudication_campaigns_for(user), campaign_id, "campaign")
+    campaign = get_or_404(adjudication_campaigns_for(user), campaign_id, "campaign")
     items = CampaignItem.objects.filter(campaign=campaign).select_related("sample__release_step")
-    return campaign, _get_or_404(items, item_id, "item")
+    return campaign, get_or_404(items, item_id, "item")
 
 
 def report_campaigns_for(user) -> QuerySet[Campaign]:
@@ -39,4 +39,4 @@ def report_campaigns_for(user) -> QuerySet[Campaign]:
 
 
 def report_campaign_or_404(user, campaign_id) -> Campaign:
-    return _get_or_404(report_campaigns_for(user), campaign_id, "campaign")
+    return get_or_404(report_campaigns_for(user), campaign_id, "campaign")

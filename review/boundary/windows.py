@@ -12,7 +12,14 @@ import uuid
 from dataclasses import dataclass
 
 from media.windows import CONDITIONS_VOCABULARY
-from review.audit.criteria import ADJUDICATION_LABELS, INVALID, LABELS, UNCERTAIN, VALID
+from review.audit.criteria import (
+    ADJUDICATION_LABELS,
+    INVALID,
+    LABELS,
+    UNCERTAIN,
+    VALID,
+    WINDOW_NAMES,
+)
 
 __all__ = [
     "ADJUDICATION_LABELS",
@@ -56,7 +63,6 @@ WINDOWS: tuple[WindowRule, ...] = (
         "Runs on into the following step, so the beginning of that next action can be seen.",
     ),
 )
-WINDOW_NAMES: tuple[str, ...] = tuple(w.name for w in WINDOWS)
 BY_NAME: dict[str, WindowRule] = {w.name: w for w in WINDOWS}
 
 

@@ -26,7 +26,7 @@ from review.campaigns.models import (
     Submission,
 )
 from review.campaigns.services import campaign_close, campaign_create, progress
-from review.models import Manifest
+from review.manifests.models import Manifest
 from studio.canonical import MAX_SAFE_INTEGER
 from studio.roles import is_admin
 

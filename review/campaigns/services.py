@@ -32,7 +32,7 @@ from review.campaigns.models import (
     Submission,
 )
 from review.campaigns.order import order_key
-from review.models import Manifest, ManifestSample
+from review.manifests.models import Manifest, ManifestSample
 from studio import services as studio_services
 from studio.canonical import MAX_SAFE_INTEGER
 from studio.roles import roles_of

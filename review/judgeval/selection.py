@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import csr_array
 
-from review.sampling import US, Infeasible, bin_labels, bin_of
+from review.manifests.sampling import US, Infeasible, bin_labels, bin_of
 from studio.canonical import MAX_SAFE_INTEGER, seeded_rank
 
 PAPER_BIN_EDGES_US = (1 * US, 2 * US, 4 * US, 10 * US)

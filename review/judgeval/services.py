@@ -19,9 +19,9 @@ from annotation.models import Release
 from review.judgeval.kind import KIND
 from review.judgeval.models import JudgeTriplet
 from review.judgeval.selection import Design, PoolTriplet, SelectionParams, select_triplets
-from review.models import Manifest, ManifestSample, Method
-from review.sampling import Infeasible, bin_of
-from review.services import _check_seed, _pydantic_message, manifest_freeze_selection
+from review.manifests.models import Manifest, ManifestSample, Method
+from review.manifests.sampling import Infeasible, bin_of
+from review.manifests.services import check_seed, manifest_freeze_selection, pydantic_message
 from studio.canonical import canonical_bytes, sha256_hex
 
 PREDICTION_FIELDS = ("local", "procedural", "next")
@@ -33,11 +33,11 @@ def selection_params(params: Mapping | None) -> SelectionParams:
     try:
         return SelectionParams.model_validate(dict(params or {}))
     except pydantic.ValidationError as exc:
-        raise ValidationError(_pydantic_message(exc)) from None
+        raise ValidationError(pydantic_message(exc)) from None
 
 
 def _design(pool: Iterable[PoolTriplet], params: Mapping | None, seed: int) -> Design:
-    _check_seed(seed)
+    check_seed(seed)
     parsed = selection_params(params)
     try:
         return select_triplets(pool, parsed, seed=seed)

@@ -305,6 +305,8 @@ def register() -> None:
     from django.urls import reverse
 
     from review.campaigns.kinds import CampaignKind, campaign_kind_register
+    from review.manifests.services import bundle_zip_register
+    from review.qa.sampling import qa_manifest_zip
     from studio.roles import AUDITOR
 
     campaign_kind_register(
@@ -320,3 +322,4 @@ def register() -> None:
             manifest_kinds=(KIND,),
         )
     )
+    bundle_zip_register(KIND, qa_manifest_zip)

@@ -1,7 +1,7 @@
 """QA-review manifests: the complete-groups design over the groups of a QA group set, frozen
 with both SHA-256 values (docs/qa.md, docs/manifests.md).
 
-The draw is ``review.sampling.sample_groups`` (whole groups, without replacement, seeded rank);
+The draw is ``manifests.sampling.sample_groups`` (whole groups, without replacement, seeded rank);
 a group's members are its turns, so a multi-turn dialogue is always sampled whole. With
 ``by`` set to ``structure``, ``category`` or ``modality`` and ``quotas`` naming how many groups
 each value gets, each value's groups are drawn by the same seeded rank.
@@ -19,12 +19,12 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from review.models import Kind, Manifest, ManifestSample, Method
+from review.manifests.models import Kind, Manifest, ManifestSample, Method
+from review.manifests.sampling import Infeasible, sample_groups
 from review.qa.imports import qa_export_bytes
 from review.qa.models import QaGroup, QaGroupSet, QaManifestSource
 from review.qa.schema import RECORD_FORMAT
 from review.qa.store import LineStream, set_records
-from review.sampling import Infeasible, sample_groups
 from studio.canonical import MAX_SAFE_INTEGER, build_manifest, canonical_bytes, sha256_hex
 from studio.services import now
 

@@ -21,13 +21,13 @@ from scoring.judges.units import candidate_units, qa_units, rater_units
 from scoring.models import Endpoint, Judgement, PromptPackage, Run, RunItem, RunKind
 from scoring.runs.services import (
     RunError,
-    _check_package,
-    _same,
+    check_package,
     drivers_enqueue,
     endpoint_snapshot,
     media_profile,
     provenance,
     run_resume,
+    same,
 )
 
 PURPOSE = {
@@ -95,11 +95,11 @@ def judge_start(
         raise RunError(f"unknown judge {kind!r}; one of: {', '.join(PURPOSE)}")
     if unit not in UNITS:
         raise RunError(f"the judging unit is one of: {', '.join(UNITS)}")
-    _check_package(package, PURPOSE[kind])
+    check_package(package, PURPOSE[kind])
     runs = list(runs)
     existing = Run.objects.filter(name=name).first()
     if existing is not None:
-        differences = _same(existing, kind=kind, endpoint=endpoint, package=package)
+        differences = same(existing, kind=kind, endpoint=endpoint, package=package)
         if sorted(existing.sources.values_list("pk", flat=True)) != sorted(r.pk for r in runs):
             differences.append("it judges other runs")
         if (existing.provenance or {}).get("campaign") != (campaign.name if campaign else None):

@@ -12,9 +12,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from review.campaigns.models import Campaign
-from scoring.judges.offers import judge_from_offer, judgeval_offers
 from scoring.judgeval.reading import campaign_report
 from scoring.judgeval.report import ALL, report_csv
+from scoring.reports.offers import judge_from_offer, judgeval_offers
 from studio.roles import is_admin
 
 KIND = "judge_validation"

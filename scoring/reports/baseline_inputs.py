@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 
-from review.sampling import DEFAULT_BIN_EDGES_US, bin_labels
+from review.manifests.sampling import DEFAULT_BIN_EDGES_US, bin_labels
 from scoring.models import Judgement, Outcome, Run, RunItem, RunKind, RunStatus
 from scoring.reports.baseline import DIMENSIONS, REPLICATES, Answer, Item, Response, compute
 from scoring.runs.services import set_snapshot

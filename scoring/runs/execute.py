@@ -38,6 +38,7 @@ from scoring.packages import (
 )
 from scoring.providers import Body, CallResult, Cancelled, MediaPayload, body_pieces, chat_call
 from scoring.runs.claims import cached_result, claim_next, result_store
+from scoring.runs.kinds import call_handler
 from scoring.runs.media import MediaNotReady, digests_load, digests_record, media_payload
 from scoring.runs.services import drivers_enqueue, endpoint_config, run_finish_if_done
 from studio import services as studio_services
@@ -104,9 +105,7 @@ class PredictionHandler:
 def handler_for(kind: str):
     if kind == RunKind.PREDICTION:
         return PredictionHandler()
-    from scoring.judges.handlers import JUDGE_HANDLERS
-
-    return JUDGE_HANDLERS[kind]()
+    return call_handler(kind)
 
 
 class StopFlag:

@@ -7,12 +7,14 @@ from functools import partial
 from django.db import transaction
 from django.db.models import Q
 
+from studio.enqueue import task_named
 from studio.leases import WorkKind
 
 
 def _requeue(item_ids: list[int]) -> None:
     from scoring.models import RunItem
-    from scoring.tasks import drive_run
+
+    drive_run = task_named("scoring.models.drive_run")
 
     for run_id in set(RunItem.objects.filter(pk__in=item_ids).values_list("run_id", flat=True)):
         transaction.on_commit(partial(drive_run.delay, run_id))

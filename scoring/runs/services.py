@@ -41,6 +41,7 @@ from scoring.models import (
 from scoring.packages import PackageError, package_verified
 from scoring.providers import EndpointConfig
 from studio import services as studio_services
+from studio.enqueue import task_named
 
 CONDITIONS = (*[c.value for c in Condition], *NO_MEDIA_CONDITIONS)
 MAX_DRIVERS = 64
@@ -154,7 +155,7 @@ def driver_count(endpoint: Endpoint) -> int:
 
 def drivers_enqueue(run: Run, *, count: int | None = None) -> None:
     """Queue the drivers that work off a run's pending items, after the transaction commits."""
-    from scoring.tasks import drive_run
+    drive_run = task_named("scoring.models.drive_run")
 
     if count is None:
         pending = run.items.filter(state=ItemState.PENDING).count()
@@ -163,7 +164,7 @@ def drivers_enqueue(run: Run, *, count: int | None = None) -> None:
         transaction.on_commit(partial(drive_run.delay, run.pk))
 
 
-def _same(run: Run, **wanted) -> list[str]:
+def same(run: Run, **wanted) -> list[str]:
     differences = []
     for field, value in wanted.items():
         if getattr(run, field) != value:
@@ -171,7 +172,7 @@ def _same(run: Run, **wanted) -> list[str]:
     return differences
 
 
-def _check_package(package: PromptPackage, purpose: str) -> None:
+def check_package(package: PromptPackage, purpose: str) -> None:
     if package.purpose != purpose:
         raise RunError(f"package {package.name} is for {package.purpose}, not {purpose}")
     try:
@@ -199,10 +200,10 @@ def run_predict(
         raise RunError("a prediction run needs a frozen release or manifest")
     if condition not in CONDITIONS:
         raise RunError(f"unknown condition {condition!r}; one of: {', '.join(CONDITIONS)}")
-    _check_package(package, "prediction")
+    check_package(package, "prediction")
     existing = Run.objects.filter(name=name).first()
     if existing is not None:
-        differences = _same(
+        differences = same(
             existing,
             kind=RunKind.PREDICTION,
             endpoint=endpoint,
@@ -293,9 +294,9 @@ def run_resume(*, run: Run, retry_failed: bool = False) -> Run:
     """Open the run again: api_error items (and with ``retry_failed`` parse failures and
     refusals) go back to pending; ok items stay as they are. Queues its drivers."""
     if run.is_judge:
-        _check_package(run.package, run.package.purpose)
+        check_package(run.package, run.package.purpose)
     else:
-        _check_package(run.package, "prediction")
+        check_package(run.package, "prediction")
     reopened = run.items.filter(state=ItemState.DONE, outcome__in=REOPENED[retry_failed])
     ids = list(reopened.values_list("pk", flat=True))
     RunItem.objects.filter(pk__in=ids).update(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from annotation.tags import tag_strata
-from review.sampling import DEFAULT_BIN_EDGES_US, bin_labels, bin_of
+from review.manifests.sampling import DEFAULT_BIN_EDGES_US, bin_labels, bin_of
 from scoring.models import ItemState, Judgement, Outcome, RunItem, Study
 from scoring.models.studies import StudyTemplate
 from scoring.runs.services import target_steps

@@ -27,6 +27,7 @@ from scoring.models import (
 )
 from scoring.runs import CONDITIONS, RunError, media_profile, run_predict, run_resume
 from scoring.studies.templates import COMPOSITE, DIMENSIONS, TEMPLATES
+from studio.enqueue import task_named
 
 
 class StudyError(ValueError):
@@ -246,6 +247,6 @@ def study_start(*, study: Study, user=None, retry: bool = False) -> dict:
 
 def study_follow(study: Study) -> None:
     """Queue the task that advances the study again in a few seconds (after commit)."""
-    from scoring.tasks import advance_study
+    advance_study = task_named("scoring.studies.advance")
 
     transaction.on_commit(partial(advance_study.apply_async, (study.pk,), countdown=3))

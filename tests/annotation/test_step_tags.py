@@ -15,7 +15,7 @@ from annotation.models import MicroStep, ReleaseStep, StepRevision
 from annotation.releases import release_correct, release_freeze, release_records
 from annotation.services import revision_diff, step_create, step_update
 from annotation.tags import clean_tags, tag_strata
-from review.services import design_create, manifest_freeze, manifest_records
+from review.manifests.services import design_create, manifest_freeze, manifest_records
 from tests.annotation.test_release_freeze import KNOWN_MANIFEST_SHA256
 from tests.review.factories import build_dataset, step_uid
 

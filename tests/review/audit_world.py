@@ -14,7 +14,7 @@ from media.services import video_import
 from media.synth import synth_video
 from media.timebase import snap_to_frame
 from review.campaigns.services import campaign_create
-from review.services import design_create, manifest_freeze
+from review.manifests.services import design_create, manifest_freeze
 
 S = 1_000_000
 STEPS = (

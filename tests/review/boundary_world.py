@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from review.boundary.kind import KIND
 from review.campaigns.services import campaign_create
-from review.services import design_create, manifest_freeze
+from review.manifests.services import design_create, manifest_freeze
 from tests.review.audit_world import build_world
 
 

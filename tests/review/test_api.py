@@ -156,7 +156,7 @@ def test_a_bad_release_name_is_a_400(release, as_admin):
 
 @pytest.mark.parametrize("who", ["annotator", "auditor", "rater", "adjudicator"])
 def test_other_roles_get_403_on_collections_and_404_on_objects(request, release, admin_user, who):
-    from review.services import design_create, manifest_freeze
+    from review.manifests.services import design_create, manifest_freeze
 
     design = design_create(
         author=admin_user,

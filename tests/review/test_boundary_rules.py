@@ -11,10 +11,23 @@ from django.core.exceptions import ValidationError
 
 from review.boundary.kind import clean_answers
 from review.boundary.report import BoundaryItem, boundary_report, report_csv
-from review.boundary.windows import WINDOW_NAMES, window_key, window_order
+from review.boundary.windows import WINDOW_NAMES, WINDOWS, window_key, window_order
 
 SAMPLE = uuid.UUID("12345678-1234-5678-1234-567812345678")
 ALL = list(WINDOW_NAMES)
+
+
+def test_the_worded_windows_are_the_ones_an_adjudication_knows_in_order():
+    assert (
+        tuple(w.name for w in WINDOWS)
+        == WINDOW_NAMES
+        == (
+            "early",
+            "official",
+            "outcome_visible",
+            "next_visible",
+        )
+    )
 
 
 def test_window_order_is_the_documented_hash_and_differs_per_person():

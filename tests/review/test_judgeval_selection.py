@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from review.judgeval.selection import PoolTriplet, SelectionParams, select_triplets
-from review.sampling import Infeasible
+from review.manifests.sampling import Infeasible
 
 CLOSED, OPEN = ("c1", "c2"), ("o1", "o2")
 SMALL = {

@@ -10,14 +10,14 @@ from django.db import IntegrityError, connection, transaction
 
 from annotation.models import FrozenError
 from annotation.releases import bundle_verify, release_freeze
-from review.models import Manifest, ManifestSample
-from review.services import (
+from review.manifests.services import (
     design_create,
     design_preview,
     design_update,
     manifest_export,
     manifest_freeze,
 )
+from review.models import Manifest, ManifestSample
 from tests.review.factories import build_dataset
 
 SEED = 20260713

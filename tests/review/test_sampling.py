@@ -6,7 +6,7 @@ import uuid
 import pydantic
 import pytest
 
-from review.sampling import (
+from review.manifests.sampling import (
     Candidate,
     Infeasible,
     allocate,

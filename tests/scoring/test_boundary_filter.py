@@ -13,7 +13,7 @@ from review.audit.imports import decisions_load
 from review.boundary.kind import SCHEME
 from review.boundary.media import available_windows
 from review.campaigns.services import campaign_create
-from review.services import design_create, manifest_freeze
+from review.manifests.services import design_create, manifest_freeze
 from scoring.reports.study import NO_WINDOW_FILTER, study_report
 from scoring.studies import study_create
 from scoring.studies.scores import study_table, window_filter

@@ -107,8 +107,8 @@ def test_render_batch_items_name_their_step(admin_client, step):
 
 def test_what_cannot_change_offers_no_save_button(admin_client, step, admin_user):
     from annotation.releases import release_freeze
+    from review.manifests.services import manifest_freeze
     from review.models import Manifest, SampleDesign
-    from review.services import manifest_freeze
 
     release = release_freeze(name="demo_v1", author=admin_user, allow_incomplete=True)
     design = SampleDesign.objects.create(

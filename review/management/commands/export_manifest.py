@@ -3,8 +3,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.releases import BundleError
+from review.manifests.services import manifest_export
 from review.models import Manifest
-from review.services import manifest_export
 
 
 class Command(BaseCommand):

@@ -9,8 +9,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from annotation.models import Release
+from review.manifests.services import design_create, manifest_freeze
 from review.models import Kind, Method
-from review.services import design_create, manifest_freeze
 
 
 def _messages(exc: ValidationError) -> str:

@@ -38,7 +38,7 @@ def test_a_baseline_needs_raters_and_a_baseline_manifest(world, auditor, admin_u
             name="b2", kind="human_baseline", manifest=world.manifest, people=[auditor],
             per_item=1, author=admin_user,
         )  # fmt: skip
-    from review.services import design_create, manifest_freeze
+    from review.manifests.services import design_create, manifest_freeze
 
     design = design_create(
         author=admin_user, name="aud", method="stratified", release=world.release, seed=1,

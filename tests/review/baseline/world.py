@@ -12,7 +12,7 @@ from media.models import Scene
 from media.services import video_import
 from media.timebase import snap_to_frame
 from review.campaigns.services import campaign_create
-from review.services import design_create, manifest_freeze
+from review.manifests.services import design_create, manifest_freeze
 from tests.review.audit_world import STEPS, synth_source
 
 S = 1_000_000

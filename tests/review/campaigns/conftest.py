@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 
 from annotation.releases import release_freeze
 from review.campaigns.kinds import CampaignKind, campaign_kind_register, campaign_kind_unregister
-from review.services import design_create, manifest_freeze
+from review.manifests.services import design_create, manifest_freeze
 from studio import services as studio_services
 from tests.conftest import _user
 from tests.review.factories import build_dataset

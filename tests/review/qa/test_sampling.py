@@ -106,8 +106,8 @@ def test_commands_freeze_and_export(group_set, tmp_path, admin_user, client):
 
     from django.core.management import CommandError, call_command
 
+    from review.manifests.services import bundle_zip_file, manifest_export
     from review.models import Manifest
-    from review.services import bundle_zip_file, manifest_export
 
     out = io.StringIO()
     call_command("freeze_qa_manifest", "qa_cli", "--set", "qa_v1", "--seed", "9",

@@ -21,8 +21,13 @@ from annotation.models import Release, ReleaseStep
 from annotation.releases import release_create
 from media.display import mark_column
 from media.models import SourceVideo
-from review.models import Manifest, ManifestSample, SampleDesign
-from review.services import bundle_zip_file, design_params, design_preview, manifest_freeze
+from review.manifests.models import Manifest, ManifestSample, SampleDesign
+from review.manifests.services import (
+    bundle_zip_file,
+    design_params,
+    design_preview,
+    manifest_freeze,
+)
 from studio.canonical import MAX_SAFE_INTEGER
 from studio.roles import is_admin
 
@@ -364,10 +369,3 @@ class ManifestSampleAdmin(_ReadOnly):
     list_filter = ("manifest",)
     search_fields = ("sample_id",)
     list_select_related = ("manifest",)
-
-
-# The audit's adjudications and corrections (read-only lists).
-from review.audit import admin as _audit_admin  # noqa: E402, F401
-from review.campaigns import admin as _campaigns_admin  # noqa: E402, F401  (registers Campaign)
-from review.judgeval import admin as _judgeval_admin  # noqa: E402, F401
-from review.qa import admin as _qa_admin  # noqa: E402, F401

@@ -1,5 +1,5 @@
 """REST API for releases, sample designs and manifests. Admins only: collections answer 403 to
-everyone else, single objects 404 (review.selectors). Each view validates with an input
+everyone else, single objects 404 (review.manifests.selectors). Each view validates with an input
 serializer, calls one service and renders an output serializer."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from rest_framework.response import Response
 
 from annotation.models.releases import NAME_VALIDATOR
 from annotation.releases import release_create
-from review.models import Kind, Method
-from review.selectors import (
+from review.manifests.models import Kind, Method
+from review.manifests.selectors import (
     design_for_or_404,
     designs_for,
     manifest_for_or_404,
@@ -25,7 +25,7 @@ from review.selectors import (
     release_for_or_404,
     releases_for,
 )
-from review.services import (
+from review.manifests.services import (
     bundle_zip_file,
     design_create,
     design_preview,

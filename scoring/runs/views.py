@@ -5,6 +5,7 @@ judgements and attempts. Every text a model wrote is escaped by the templates.""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from django.contrib import messages
@@ -18,19 +19,26 @@ from django.views.decorators.http import require_POST, require_safe
 from media.grants import grant_resolve
 from media.models import RenderedMedia
 from media.serving import file_response
-from scoring.forms import JudgeForm, PredictForm
-from scoring.judges import benchmark_scores, judge_start, qa_summary
-from scoring.models import Outcome
+from scoring.models import Outcome, Run
 from scoring.runs import RunError, run_cancel, run_predict, run_resume
 from scoring.runs.export import run_lines
+from scoring.runs.forms import PredictForm
 from scoring.runs.media import media_fetch_user
 from scoring.runs.names import item_names
 from scoring.runs.progress import run_progress
 from scoring.selectors import item_for_or_404, run_for_or_404, runs_for
-from studio.display import form_problems
 from studio.roles import is_admin
 
 PAGE_SIZE = 50
+# What the packages above runs add to a run's page (the judges: a judge run's scores, the form
+# that starts a judge over a prediction run): functions of the run that return context entries,
+# registered from ScoringConfig.ready(). The run pages never import those packages.
+RUN_PAGE_PARTS: list[Callable[[Run], dict]] = []
+
+
+def run_page_part_register(part: Callable[[Run], dict]) -> None:
+    if part not in RUN_PAGE_PARTS:
+        RUN_PAGE_PARTS.append(part)
 
 
 def _admin_or_404(request) -> None:
@@ -61,14 +69,6 @@ def run_list(request):
             return redirect("scoring:run-detail", run.pk)
     runs = [(run, run_progress(run)) for run in runs_for(request.user)[:200]]
     return render(request, "scoring/run_list.html", {"runs": runs, "form": form})
-
-
-def _scores(run) -> dict | None:
-    if run.kind == "qa":
-        return {"qa": qa_summary(run)}
-    if run.is_judge and run.sources.count() == 1:
-        return benchmark_scores(run.sources.get(), run)
-    return None
 
 
 @login_required
@@ -112,13 +112,11 @@ def run_detail(request, run_id: int):
         "outcome": outcome,
         "judged_by": run.judged_by.all(),
         "sources": run.sources.all(),
-        "scores": _scores(run),
         "provenance": json.dumps(run.provenance, indent=2, sort_keys=True),
-        "judge_form": JudgeForm(initial={"name": f"{run.name}-judge"})
-        if not run.is_judge
-        else None,
         "outcomes": [*Outcome.values, "pending"],
     }
+    for part in RUN_PAGE_PARTS:
+        context.update(part(run))
     return render(request, "scoring/run_detail.html", context)
 
 
@@ -162,33 +160,6 @@ def run_action(request, run_id: int, action: str):
             raise Http404
     except RunError as exc:
         messages.error(request, str(exc))
-    return redirect("scoring:run-detail", run.pk)
-
-
-@login_required
-@require_POST
-def run_judge(request, run_id: int):
-    run = run_for_or_404(request.user, run_id)
-    form = JudgeForm(request.POST)
-    if form.is_valid():
-        data = form.cleaned_data
-        try:
-            judge = judge_start(
-                name=data["name"],
-                kind=data["kind"],
-                endpoint=data["endpoint"],
-                package=data["package"],
-                runs=[run],
-                unit=data["unit"],
-                user=request.user,
-            )
-        except RunError as exc:
-            messages.error(request, str(exc))
-        else:
-            messages.success(request, f"Judge run {judge.name} started.")
-            return redirect("scoring:run-detail", judge.pk)
-    else:
-        messages.error(request, form_problems(form))
     return redirect("scoring:run-detail", run.pk)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pydantic
@@ -19,8 +19,8 @@ from annotation.releases import (
     release_record,
     release_records,
 )
-from review.models import Manifest, ManifestSample, SampleDesign
-from review.sampling import Candidate, Infeasible, parse_design, preview, select
+from review.manifests.models import Manifest, ManifestSample, SampleDesign
+from review.manifests.sampling import Candidate, Infeasible, parse_design, preview, select
 from studio.canonical import MAX_SAFE_INTEGER, RecordStream, build_manifest, canonical_bytes
 from studio.canonical import sha256_hex as _sha256_hex
 from studio.services import now
@@ -28,9 +28,18 @@ from studio.services import now
 RECORD_FORMAT = "subset-step/1"
 _ROW_FIELDS = RECORD_ROW_FIELDS
 BATCH = 2000
+# The .zip bundle of a manifest that is not drawn from a release, by manifest kind: the package
+# that draws such manifests registers its writer (review/qa: QA-review manifests of groups).
+_BUNDLE_ZIPS: dict[str, Callable] = {}
 
 
-def _pydantic_message(exc: pydantic.ValidationError) -> dict[str, list[str]]:
+def bundle_zip_register(kind: str, write: Callable) -> None:
+    """Register ``write(manifest=...)`` as the bundle of kind ``kind``'s manifests without a
+    release; registering it again replaces it."""
+    _BUNDLE_ZIPS[kind] = write
+
+
+def pydantic_message(exc: pydantic.ValidationError) -> dict[str, list[str]]:
     errors: dict[str, list[str]] = {}
     for error in exc.errors():
         where = ".".join(str(p) for p in error["loc"]) or "params"
@@ -47,13 +56,13 @@ def design_params(*, method: str, params: Mapping) -> dict:
     except Infeasible as exc:
         raise ValidationError({"method": str(exc)}) from None
     except pydantic.ValidationError as exc:
-        raise ValidationError(_pydantic_message(exc)) from None
+        raise ValidationError(pydantic_message(exc)) from None
     dumped = design.model_dump(mode="json")
     dumped.pop("method")
     return dumped
 
 
-def _check_seed(seed) -> None:
+def check_seed(seed) -> None:
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SAFE_INTEGER:
         raise ValidationError({"seed": "Use an integer from 0 to 2**53 - 1."})
 
@@ -69,7 +78,7 @@ def design_create(
     params: Mapping,
     kind: str = "audit",
 ) -> SampleDesign:
-    _check_seed(seed)
+    check_seed(seed)
     if not release.is_frozen:
         raise ValidationError({"release": "Designs draw from frozen releases only."})
     design = SampleDesign(
@@ -94,7 +103,7 @@ def design_update(*, design: SampleDesign, values: Mapping) -> SampleDesign:
         raise ValidationError(dict.fromkeys(sorted(unknown), "Not an editable field."))
     for key, value in values.items():
         setattr(design, key, value)
-    _check_seed(design.seed)
+    check_seed(design.seed)
     if not design.release.is_frozen:
         raise ValidationError({"release": "Designs draw from frozen releases only."})
     design.params = design_params(method=design.method, params=design.params)
@@ -159,7 +168,7 @@ def manifest_freeze(*, design: SampleDesign, author, name: str | None = None) ->
         exclude=[f.name for f in Manifest._meta.fields if f.name != "name"]
     )
     params = design_params(method=design.method, params=design.params)
-    _check_seed(design.seed)
+    check_seed(design.seed)
     release = design.release
     _, _, selection = _draw(design)
     return manifest_freeze_selection(
@@ -274,9 +283,7 @@ def bundle_zip_file(*, release: Release | None = None, manifest: Manifest | None
             manifest=release.manifest, records=release_records(release=release)
         )
     if manifest.release_id is None:  # a QA-review manifest (review/qa)
-        from review.qa.sampling import qa_manifest_zip
-
-        return qa_manifest_zip(manifest=manifest)
+        return _BUNDLE_ZIPS[manifest.kind](manifest=manifest)
     return bundle_zip_tempfile(
         manifest=manifest.manifest, records=manifest_records(manifest=manifest)
     )

@@ -1,6 +1,6 @@
 """Sample designs (editable drafts) and the frozen manifests drawn with them.
 
-A manifest is written and sealed in one transaction by ``review.services.manifest_freeze``; after
+A manifest is written and sealed in one transaction by ``services.manifest_freeze``; after
 that neither it nor its samples change or disappear (save/delete overrides, queryset guards, and
 PostgreSQL triggers in migration 0002). It keeps its own copy of the design, seed and release
 hashes, so editing the draft design later changes nothing frozen.
@@ -160,28 +160,3 @@ class ManifestSample(models.Model):
 
     def delete(self, *args, **kwargs):
         raise FrozenError("Manifest samples are never deleted.")
-
-
-# Campaign rows live in their own module; importing them here registers them with the app.
-# The audit's own records (adjudications, corrections), stored apart from the raw decisions.
-from review.audit.models import Adjudication, Correction  # noqa: E402, F401
-from review.campaigns.models import (  # noqa: E402, F401
-    Assignment,
-    Campaign,
-    CampaignItem,
-    Exclusion,
-    Exposure,
-    ItemOrder,
-    Submission,
-)
-from review.judgeval.models import JudgeTriplet  # noqa: E402, F401
-
-# QA groups, their versions and the reviewers' edits (second paper).
-from review.qa.models import (  # noqa: E402, F401
-    QaEdit,
-    QaEvidence,
-    QaGroup,
-    QaGroupSet,
-    QaManifestSource,
-    QaTurn,
-)

@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from annotation.models import Release
-from review.models import Manifest, SampleDesign
+from review.manifests.models import Manifest, SampleDesign
 from studio.roles import is_admin
 
 

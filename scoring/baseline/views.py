@@ -12,10 +12,10 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
-from scoring.judges.offers import baseline_offers, judge_from_offer
 from scoring.models import RunKind
 from scoring.reports.baseline import report_csv
 from scoring.reports.baseline_inputs import BaselineError, baseline_report
+from scoring.reports.offers import baseline_offers, judge_from_offer
 from scoring.similarity import CHOICES, MINILM, SimilarityUnavailable, similarity
 from studio.roles import is_admin
 

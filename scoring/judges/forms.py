@@ -1,0 +1,23 @@
+"""Forms of the judge pages (admins): start a judge over a run."""
+
+from __future__ import annotations
+
+from django import forms
+
+from scoring.models import Endpoint, PromptPackage, RunKind
+from scoring.runs.forms import NAME_HELP
+
+
+class JudgeForm(forms.Form):
+    KINDS = [(k, RunKind(k).label) for k in ("reference", "video", "rater")]
+    PACKAGE_OF = {"reference": "reference_judge", "video": "video_judge", "rater": "blind_rater"}
+    name = forms.SlugField(max_length=80, help_text=NAME_HELP)
+    kind = forms.ChoiceField(choices=KINDS)
+    endpoint = forms.ModelChoiceField(Endpoint.objects.all())
+    package = forms.ModelChoiceField(
+        PromptPackage.objects.filter(purpose__in=["reference_judge", "video_judge", "blind_rater"])
+    )
+    unit = forms.ChoiceField(
+        choices=[("candidate", "One candidate per call"), ("step", "All candidates of a step")],
+        initial="candidate",
+    )

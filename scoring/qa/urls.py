@@ -1,0 +1,8 @@
+from django.urls import path
+
+from scoring.qa import views
+
+urlpatterns = [
+    path("qa-reports/", views.qa_report_list, name="qa-reports"),
+    path("qa-reports/<int:campaign_id>/", views.qa_report_page, name="qa-report"),
+]
