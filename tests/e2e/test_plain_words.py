@@ -174,3 +174,37 @@ def test_every_staff_and_review_page_reads_in_words(
     # The blinded item page of every campaign kind of the demo was read.
     items = {r.split("/")[0] for r in visited if r and "^i/" in r}
     assert items == {"audit", "baseline", "boundary", "judgeval", "qa"}, items
+
+
+def test_moments_show_in_the_browsers_time_zone(browser, live_server, make_video, annotator):
+    """The first page a browser opens reports its zone (static/js/time-zone.js) and redraws
+    its moments in it; every later page is drawn in that zone by the server."""
+    from zoneinfo import ZoneInfo
+
+    from django.test import Client
+
+    from annotation.models import VideoAssignment
+    from annotation.services import step_create
+
+    video = make_video(title="zone.mp4")
+    VideoAssignment.objects.create(video=video, annotator=annotator)
+    step = step_create(video=video, author=annotator, start_us=0, cutoff_us=1_000_000,
+                       outcome_us=1_000_000, end_us=2_000_000)  # fmt: skip
+    local = step.revisions.get().created_at.astimezone(ZoneInfo("Asia/Tokyo"))
+    expected = f"{local:%Y-%m-%d %H:%M:%S}"
+    client = Client()
+    client.force_login(annotator)
+    context = browser.new_context(base_url=live_server.url, timezone_id="Asia/Tokyo")
+    host = live_server.url.split("://", 1)[1].split(":")[0]
+    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
+                          "domain": host, "path": "/"}])  # fmt: skip
+    page = context.new_page()
+    page.goto(f"/annotate/steps/{step.pk}/history/")
+    page.wait_for_function(
+        f"() => document.querySelector('time').textContent.startsWith('{expected}')"
+    )
+    assert {c["name"]: c["value"] for c in context.cookies()}["tz"] == "Asia/Tokyo"
+    page.reload()
+    shown = page.evaluate("() => document.querySelector('time').textContent")
+    assert shown == f"{expected} JST"  # drawn by the server in the browser's zone
+    context.close()
