@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from annotation.history import revision_changes
 from annotation.models import MicroStep, StepRevision
 from annotation.services import REQUIRED_LABELS
 from studio.display import iso_time, moment
@@ -76,8 +77,6 @@ def video_payload(video) -> dict:
 
 def revision_payload(revision: StepRevision, times=None) -> dict:
     """``times``: the video's frame-time index, for the changes' texts (annotation.history)."""
-    from annotation.history import revision_changes
-
     return {
         "version": revision.version,
         "action": revision.action,
