@@ -1,6 +1,7 @@
 import functools
 import re
 import zoneinfo
+from urllib.parse import unquote
 
 from django.conf import settings
 from django.utils import timezone
@@ -85,7 +86,7 @@ class TimeZoneMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        zone = _zone(request.COOKIES.get(TIME_ZONE_COOKIE, "")[:64])
+        zone = _zone(unquote(request.COOKIES.get(TIME_ZONE_COOKIE, ""))[:64])
         if zone is None:
             timezone.deactivate()
             return self.get_response(request)

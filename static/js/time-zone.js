@@ -5,8 +5,10 @@
 
 const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 const current = document.cookie.split("; ").find((c) => c.startsWith("tz="));
-if (zone && (!current || decodeURIComponent(current.slice(3)) !== zone)) {
-  document.cookie = `tz=${encodeURIComponent(zone)}; path=/; max-age=31536000; SameSite=Lax`;
+// IANA names ("America/Argentina/Buenos_Aires") are cookie-safe as they are; anything else is
+// not a zone the server would take.
+if (zone && /^[A-Za-z0-9_+\-/]+$/.test(zone) && (!current || current.slice(3) !== zone)) {
+  document.cookie = `tz=${zone}; path=/; max-age=31536000; SameSite=Lax`;
   redraw();
 }
 
