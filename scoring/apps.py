@@ -22,6 +22,7 @@ class ScoringConfig(AppConfig):
         from scoring.judges.handlers import JUDGE_HANDLERS
         from scoring.judges.views import run_page_part as judge_page_part
         from scoring.judgeval import demo as _judgeval_demo  # noqa: F401
+        from scoring.publish import verify as _publish_check  # noqa: F401  (a bundle check)
         from scoring.runs.kinds import call_kind_register
         from scoring.runs.leases import run_item_work
         from scoring.runs.views import run_page_part_register

@@ -1,11 +1,15 @@
 """Export bundles: write one as a stream, verify one, read its records back.
 
-A bundle is a directory (or a .zip of one) holding exactly these files:
+A bundle is a directory (or a .zip of one) holding these files:
 ``manifest.json`` (the canonical bytes of the complete manifest), ``samples.txt`` (the canonical
 single-column sample list), ``annotations.jsonl`` (one canonical record per line, in sample-id
 order), ``steps.csv`` (the same records as a table) and ``SHA256SUMS`` (``sha256sum`` format).
 docs/manifests.md gives the exact bytes of each. Nothing here knows what a record means, so
 releases and sampled manifests share it.
+
+A folder built around a bundle (a published benchmark: media, a dataset card, harness tasks) lists
+its other files in the same ``SHA256SUMS``; verifying checks every listed file, and a higher layer
+may register a check of what those files mean (``bundle_check``).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import json
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,8 +205,8 @@ def bundle_zip_tempfile(*, manifest: Mapping, records: Iterable[Mapping]):
     return target
 
 
-class _Reader:
-    """Opens the files of a bundle directory or .zip alike."""
+class BundleReader:
+    """Opens the files of a bundle directory or .zip alike (names are relative, ``/``-separated)."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -220,6 +224,15 @@ class _Reader:
             return set(self._zip.namelist())
         return {p.name for p in self.path.iterdir() if p.is_file()}
 
+    def has(self, name: str) -> bool:
+        if self._zip is not None:
+            try:
+                self._zip.getinfo(name)
+            except KeyError:
+                return False
+            return True
+        return (self.path / name).is_file()
+
     def open(self, name: str):
         if self._zip is not None:
             return self._zip.open(name)
@@ -231,15 +244,23 @@ class _Reader:
 
 
 @contextmanager
-def _reader(path: Path) -> Iterator[_Reader]:
-    reader = _Reader(path)
+def bundle_reader(path: Path) -> Iterator[BundleReader]:
+    """The files of a bundle directory or .zip, closed on leaving."""
+    reader = BundleReader(path)
     try:
         yield reader
     finally:
         reader.close()
 
 
-def _file_sha256(reader: _Reader, name: str) -> str:
+def safe_name(name: str) -> bool:
+    """A file name a bundle may list: relative, ``/``-separated, never leaving the bundle."""
+    if not name or name.startswith("/") or "\\" in name or "\x00" in name:
+        return False
+    return all(part not in ("", ".", "..") for part in name.split("/"))
+
+
+def file_sha256(reader: BundleReader, name: str) -> str:
     digest = hashlib.sha256()
     with reader.open(name) as handle:
         while chunk := handle.read(_CHUNK):
@@ -256,16 +277,32 @@ class VerifyReport:
     records_sha256: str | None = None
     sample_count: int = 0
 
+    # every file SHA256SUMS lists, with its SHA-256 as listed (checked against the bytes)
+    listed: dict[str, str] = field(default_factory=dict)
+
     @property
     def ok(self) -> bool:
         return not self.problems
+
+
+BundleCheck = Callable[[BundleReader, VerifyReport], None]
+_CHECKS: list[BundleCheck] = []
+
+
+def bundle_check(check: BundleCheck) -> BundleCheck:
+    """Register a check that ``bundle_verify`` runs after its own, on every bundle: it reads what
+    it needs through the reader and appends to ``report.problems`` (a higher layer registers the
+    meaning of the files it adds around a bundle, from its ``AppConfig.ready``)."""
+    if check not in _CHECKS:
+        _CHECKS.append(check)
+    return check
 
 
 def bundle_verify(path: Path) -> VerifyReport:
     """Recompute every hash of a bundle and name each mismatch (memory stays flat)."""
     report = VerifyReport()
     problems = report.problems
-    with _reader(path) as reader:
+    with bundle_reader(path) as reader:
         present = reader.names()
         missing = [n for n in (*HASHED_FILES, SUMS) if n not in present]
         problems.extend(f"{n}: missing from the bundle" for n in missing)
@@ -280,12 +317,25 @@ def bundle_verify(path: Path) -> VerifyReport:
                     if not sep or len(digest) != 64:
                         problems.append(f"{SUMS} line {number}: not '<sha256>  <file>'")
                         continue
+                    if not safe_name(name) or name == SUMS:
+                        problems.append(f"{SUMS} line {number}: {name!r} is not a bundle file")
+                        continue
                     listed[name] = digest
             problems.extend(f"{SUMS}: does not list {n}" for n in HASHED_FILES if n not in listed)
-        actual = {n: _file_sha256(reader, n) for n in HASHED_FILES if n in present}
+        actual = {n: file_sha256(reader, n) for n in HASHED_FILES if n in present}
         for name, digest in sorted(actual.items()):
             if name in listed and listed[name] != digest:
                 problems.append(f"{name}: SHA-256 is {digest}, {SUMS} says {listed[name]}")
+        # Any other file the bundle lists (the media and texts of a published benchmark): every
+        # byte is covered by its line.
+        for name in sorted(set(listed) - set(HASHED_FILES)):
+            if not reader.has(name):
+                problems.append(f"{name}: listed in {SUMS} but missing")
+                continue
+            digest = file_sha256(reader, name)
+            if digest != listed[name]:
+                problems.append(f"{name}: SHA-256 is {digest}, {SUMS} says {listed[name]}")
+        report.listed = dict(listed)
 
         manifest = None
         if MANIFEST in present:
@@ -354,11 +404,13 @@ def bundle_verify(path: Path) -> VerifyReport:
                                     f"{MANIFEST}: {key} is {manifest.get(key)}, "
                                     f"the records give {value}"
                                 )
+        for check in _CHECKS:
+            check(reader, report)
     return report
 
 
 def bundle_records(path: Path) -> Iterator[dict]:
     """The records of a bundle, one at a time (verify it first)."""
-    with _reader(path) as reader, reader.open(RECORDS) as handle:
+    with bundle_reader(path) as reader, reader.open(RECORDS) as handle:
         for line in handle:
             yield json.loads(line)

@@ -1,11 +1,12 @@
 """Scoring's tables: endpoints, file digests, answer embeddings, prompt packages, runs with
-their items, judgements."""
+their items, judgements, imported benchmarks."""
 
 from scoring.models.digests import FileDigest
 from scoring.models.embeddings import TextEmbedding
 from scoring.models.endpoints import Endpoint, MediaInterface
 from scoring.models.judgements import Judgement, SubjectKind
 from scoring.models.packages import PromptPackage, Purpose
+from scoring.models.published import ImportedBenchmark, ImportedMedium
 from scoring.models.reports import ReportCache
 from scoring.models.runs import ItemState, Outcome, Run, RunItem, RunKind, RunStatus
 from scoring.models.studies import Study, StudyModel, StudyRun, StudyTemplate
@@ -13,6 +14,8 @@ from scoring.models.studies import Study, StudyModel, StudyRun, StudyTemplate
 __all__ = [
     "Endpoint",
     "FileDigest",
+    "ImportedBenchmark",
+    "ImportedMedium",
     "ItemState",
     "Judgement",
     "MediaInterface",
