@@ -109,6 +109,7 @@ def review_state(*, assignment: Assignment, user) -> dict:
         "structure": group.structure,
         "structure_label": _label(Structure, group.structure),
         "category": group.category,
+        "category_label": label("qa_category", group.category),
         "modality": group.modality,
         "modality_label": _label(Modality, group.modality),
         "span_us": group.span_end_us - group.span_start_us,

@@ -386,7 +386,7 @@ function moveFocus(delta) {
 function renderAll() {
   $("structure").textContent = state.structure_label;
   $("modality").textContent = state.modality_label;
-  $("category").textContent = state.category.replaceAll("_", " ");
+  $("category").textContent = state.category_label || state.category.replaceAll("_", " ");
   $("instructions").textContent = state.instructions;
   renderClip();
   renderTimeline();
