@@ -17,6 +17,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from media.timebase import MAX_STEP_US
+from studio.display import clock
 from studio.vocabulary import vocabulary
 
 TIME_FIELDS = ("start_us", "cutoff_us", "outcome_us", "end_us")
@@ -117,7 +118,10 @@ class MicroStep(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.video_id}/{self.position} [{self.start_us}, {self.cutoff_us})"
+        # The admin's title of the row: its video's id, its number, its observation as timecodes
+        # (display_name names the video too, at the cost of a query).
+        window = f"[{clock(self.start_us)}, {clock(self.cutoff_us)})"
+        return f"video {self.video_id}, step {self.position + 1} {window}"
 
     def delete(self, *args, **kwargs):
         raise PermissionError("Annotation rows are never deleted; retract the step instead.")
