@@ -3,7 +3,11 @@ each, everywhere."""
 
 from __future__ import annotations
 
+import bisect
+import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
+from decimal import Decimal
 
 from django.utils import timezone
 from django.utils.translation import ngettext
@@ -111,3 +115,59 @@ def moment(value: datetime | str | None) -> str:
             value = timezone.make_aware(value, UTC)
     local = timezone.localtime(value)
     return f"{local:%Y-%m-%d %H:%M:%S} {local.tzname() or ''}".rstrip()
+
+
+# --- reading times people type ------------------------------------------------------------------
+
+_TIME_RE = re.compile(
+    r"^(?:(?:(?P<h>\d+):)?(?P<m>\d+):)?(?P<s>\d+(?:\.\d*)?|\.\d+)\s*(?:s|sec|seconds?)?$"
+)
+_FRAME_RE = re.compile(r"^(?:#|frame\s*#?)\s*(?P<n>\d+)$", re.IGNORECASE)
+TIME_FORMATS = "a time (13.2 or 0:13.200) or a frame (#396)"
+
+
+def parse_timecode(
+    text: str, *, frame_times_us: Sequence[int], duration_us: int | None = None
+) -> int:
+    """What a person typed for a time of a source, as the microseconds of the frame boundary it
+    names: ``13.2`` and ``13.2 s`` (seconds), ``0:13.200`` and ``1:02:03.5`` (the player's
+    clock), ``#396`` (a frame, numbered from 0 as in the workspace). A time snaps to the nearest
+    frame (ties to the earlier one) of ``frame_times_us``; with ``duration_us`` the end of the
+    source is a boundary too (a cutoff or end after the last frame, ``#`` + the frame count).
+
+    Raises ValueError with a sentence for the person (the input left empty, an unknown form, a
+    frame or time past the source)."""
+    raw = (text or "").strip()
+    if not raw:
+        raise ValueError(f"Give {TIME_FORMATS}.")
+    count = len(frame_times_us)
+    last = count if duration_us is not None else count - 1
+    frame = _FRAME_RE.match(raw)
+    if frame:
+        n = int(frame["n"])
+        if n > last:
+            raise ValueError(f"Frame #{n} is past the end of the video (its last is #{count - 1}).")
+        return int(duration_us) if n == count else int(frame_times_us[n])
+    time = _TIME_RE.match(raw.replace(",", "."))
+    if not time:
+        raise ValueError(f"{raw!r} is not {TIME_FORMATS}.")
+    minutes, seconds = int(time["m"] or 0), Decimal(time["s"])
+    if time["m"] is not None and (seconds >= 60 or (time["h"] is not None and minutes >= 60)):
+        raise ValueError(f"{raw!r}: minutes and seconds go up to 59.")
+    us = int((Decimal(int(time["h"] or 0) * 3600 + minutes * 60) + seconds) * 1_000_000)
+    end = int(duration_us) if duration_us is not None else int(frame_times_us[-1])
+    if us > end:
+        raise ValueError(f"{raw!r} is past the end of the video ({clock(end)}).")
+    return snap_to_boundary(us, frame_times_us=frame_times_us, duration_us=duration_us)
+
+
+def snap_to_boundary(
+    us: int, *, frame_times_us: Sequence[int], duration_us: int | None = None
+) -> int:
+    """The frame time nearest to ``us`` (ties to the earlier), or the end of the source when
+    ``duration_us`` is given and nearer."""
+    i = bisect.bisect_left(frame_times_us, us)
+    candidates = [int(frame_times_us[j]) for j in (i - 1, i) if 0 <= j < len(frame_times_us)]
+    if duration_us is not None:
+        candidates.append(int(duration_us))
+    return min(candidates, key=lambda t: (abs(t - us), t))

@@ -18,7 +18,7 @@ from media.renders import media_for_window, media_request
 from media.timebase import US_PER_SECOND
 from media.windows import StepTimes, context_window
 from review.audit.criteria import CRITERIA
-from review.audit.kind import campaign_error_codes
+from review.audit.kind import campaign_error_types
 from review.campaigns.models import Assignment, Exposure
 from review.campaigns.services import current_submission, parts_done, record_exposure
 from studio.services import now
@@ -91,9 +91,6 @@ def blind_state(*, assignment: Assignment, user) -> dict:
     release_step = assignment.item.sample.release_step
     done = parts_done(assignment)
     phase = "phase1" if "phase1" not in done else ("phase2" if "phase2" not in done else "done")
-    codes = set(campaign_error_codes(campaign))
-    from review.audit.criteria import error_taxonomy
-
     at = now()
     held = assignment.state == Assignment.State.LEASED and bool(
         assignment.lease_expires_at and assignment.lease_expires_at >= at
@@ -108,10 +105,10 @@ def blind_state(*, assignment: Assignment, user) -> dict:
             {"id": c.id, "name": c.name, "requirement": c.requirement, "phase": c.phase}
             for c in CRITERIA
         ],
+        # Each with the criteria it belongs to (none: any); the page offers a criterion's own.
         "error_types": [
-            {"code": e.code, "name": e.name}
-            for e in error_taxonomy((campaign.options or {}).get("error_types"))
-            if e.code in codes
+            {"code": e.code, "name": e.name, "criteria": list(e.criteria)}
+            for e in campaign_error_types(campaign)
         ],
         "draft": {k: v for k, v in (assignment.draft or {}).items() if k in ("phase1", "phase2")},
         "answers": {"phase1": _own_answers(assignment, "phase1")},

@@ -80,7 +80,11 @@ def criteria_of_phase(phase: int) -> tuple[Criterion, ...]:
 class ErrorType:
     code: str
     name: str
-    criteria: tuple[str, ...] = ()  # where it is usually given; any Invalid may carry any code
+    # The criteria an Invalid of which may carry it; empty: any criterion ("other").
+    criteria: tuple[str, ...] = ()
+
+    def fits(self, criterion: str) -> bool:
+        return not self.criteria or criterion in self.criteria
 
 
 # The default taxonomy; a campaign may add codes of its own (``error_taxonomy``).
@@ -103,9 +107,11 @@ CODE_PATTERN = r"^[a-z][a-z0-9_]{1,39}$"
 
 
 def error_taxonomy(extra: Iterable[Mapping] | None = None) -> tuple[ErrorType, ...]:
-    """The default error types followed by a campaign's own (``[{"code", "name"}]``).
+    """The default error types followed by a campaign's own (``[{"code", "name", "criteria"?}]``;
+    without ``criteria`` a campaign's type fits every criterion).
 
-    Raises ValueError for a malformed or repeated code, so a campaign cannot be created with one.
+    Raises ValueError for a malformed or repeated code or an unknown criterion, so a campaign
+    cannot be created with one.
     """
     import re
 
@@ -124,9 +130,17 @@ def error_taxonomy(extra: Iterable[Mapping] | None = None) -> tuple[ErrorType, .
             raise ValueError(f"error code {code} is given twice")
         if not isinstance(name, str) or not name.strip():
             raise ValueError(f"error code {code} needs a name")
+        criteria = entry.get("criteria") or ()
+        if not isinstance(criteria, list | tuple) or any(c not in BY_ID for c in criteria):
+            raise ValueError(f"error code {code}: criteria is a list of C1 … C7")
         seen.add(code)
-        types.append(ErrorType(code, name.strip()))
+        types.append(ErrorType(code, name.strip(), tuple(criteria)))
     return tuple(types)
+
+
+def error_types_of(types: Iterable[ErrorType], criterion: str) -> tuple[ErrorType, ...]:
+    """The error types an Invalid of ``criterion`` may carry, in the taxonomy's order."""
+    return tuple(t for t in types if t.fits(criterion))
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ class Scheme:
     - ``key_field``: what the import format and the pages call a key (``criterion``, ``window``);
     - ``part_of(key)``: the campaign part a key is submitted in;
     - ``parts``: every part, in order;
-    - ``error_codes(campaign)``: the error codes an Invalid may carry;
+    - ``error_codes(campaign)``: per key, the error codes an Invalid of it may carry;
     - ``error_types``: whether answers carry error types at all."""
 
     keys: tuple[str, ...]
@@ -33,7 +33,7 @@ class Scheme:
     key_field: str
     parts: tuple[str, ...]
     part_of: Callable[[str], str]
-    error_codes: Callable[[object], tuple[str, ...]] = lambda campaign: ()
+    error_codes: Callable[[object], dict[str, tuple[str, ...]]] = lambda campaign: {}
     error_types: bool = True
 
 
@@ -44,10 +44,10 @@ def _audit_part(cid: str) -> str:
     return PART_OF_PHASE[BY_ID[cid].phase]
 
 
-def _audit_codes(campaign) -> tuple[str, ...]:
-    from review.audit.kind import campaign_error_codes
+def _audit_codes(campaign) -> dict[str, tuple[str, ...]]:
+    from review.audit.kind import criterion_error_codes
 
-    return campaign_error_codes(campaign)
+    return criterion_error_codes(campaign)
 
 
 AUDIT = Scheme(

@@ -1,5 +1,5 @@
-"""Home cards: the adjudicator's queue and the admin's audit reports (a reviewer's audits come
-with the campaigns' own cards, review.campaigns.home)."""
+"""Home cards: the adjudicator's queue and corrections, the admin's audit reports (a reviewer's
+audits come with the campaigns' own cards, review.campaigns.home)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,22 @@ def audit_cards(user):
                 count=queued,
                 count_label=("criterion to adjudicate", "criteria to adjudicate"),
                 order=20,
+            )
+    if ADJUDICATOR in roles:
+        from review.audit.selectors import correction_campaigns_for
+
+        audits = correction_campaigns_for(user).count()
+        if audits:
+            yield HomeCard(
+                role=ADJUDICATOR,
+                title="Corrections",
+                text="Correct the steps the audit resolved invalid: move a cutoff on the video, "
+                "split a step, revise a text. Each correction is a new revision.",
+                url=reverse("audit:corrections-list"),
+                link_text="Open the corrections",
+                count=audits,
+                count_label="audit campaigns",
+                order=25,
             )
     if ADMIN in roles:
         from review.campaigns.models import Campaign

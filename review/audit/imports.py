@@ -90,9 +90,13 @@ def _check_line(record, *, codes, scheme: Scheme = AUDIT) -> str | None:
     types = record.get("error_types", [])
     if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
         return "error_types must be a list of codes"
-    unknown = [t for t in types if t not in codes]
+    known = {c for fitting in codes.values() for c in fitting}
+    unknown = [t for t in types if t not in known]
     if unknown:
         return f"unknown error code(s) {', '.join(unknown)}"
+    misfit = [t for t in types if t not in codes.get(record[field], ())]
+    if misfit:
+        return f"error code(s) {', '.join(misfit)} do not belong to {record[field]}"
     if types and record["label"] != INVALID:
         return "error_types go with an invalid label only"
     return None

@@ -14,12 +14,15 @@ from collections.abc import Mapping
 from django.core.exceptions import ValidationError
 
 from review.audit.criteria import (
+    CRITERION_IDS,
     INVALID,
     LABELS,
     PHASE_CONTEXT,
     PHASE_OBSERVATION,
+    ErrorType,
     criteria_of_phase,
     error_taxonomy,
+    error_types_of,
 )
 
 KIND = "audit"
@@ -28,9 +31,19 @@ PART_OF_PHASE = {phase: part for part, phase in PARTS.items()}
 MAX_COMMENT = 4000
 
 
-def campaign_error_codes(campaign) -> tuple[str, ...]:
+def campaign_error_types(campaign) -> tuple[ErrorType, ...]:
     options = getattr(campaign, "options", None) or {}
-    return tuple(e.code for e in error_taxonomy(options.get("error_types")))
+    return error_taxonomy(options.get("error_types"))
+
+
+def campaign_error_codes(campaign) -> tuple[str, ...]:
+    return tuple(e.code for e in campaign_error_types(campaign))
+
+
+def criterion_error_codes(campaign) -> dict[str, tuple[str, ...]]:
+    """Per criterion, the codes an Invalid of it may carry (its own types and the general ones)."""
+    types = campaign_error_types(campaign)
+    return {cid: tuple(t.code for t in error_types_of(types, cid)) for cid in CRITERION_IDS}
 
 
 def part_criteria(part: str) -> tuple[str, ...]:
@@ -42,8 +55,9 @@ def part_criteria(part: str) -> tuple[str, ...]:
         ) from None
 
 
-def clean_answers(*, part: str, payload, codes, complete: bool) -> dict:
-    """The cleaned payload of ``part``; ValidationError naming every problem."""
+def clean_answers(*, part: str, payload, codes: dict[str, tuple[str, ...]], complete: bool) -> dict:
+    """The cleaned payload of ``part``; ValidationError naming every problem. ``codes``: per
+    criterion, the error codes an Invalid of it may carry (``criterion_error_codes``)."""
     wanted = part_criteria(part)
     if not isinstance(payload, Mapping) or not isinstance(payload.get("criteria"), Mapping):
         raise ValidationError({"criteria": 'Send an object of criteria, e.g. {"C1": {...}}.'})
@@ -75,9 +89,13 @@ def clean_answers(*, part: str, payload, codes, complete: bool) -> dict:
         if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
             errors.setdefault(cid, []).append("Error types are a list of codes.")
             types = []
-        unknown = [t for t in types if t not in codes]
+        known = {c for fitting in codes.values() for c in fitting}
+        unknown = [t for t in types if t not in known]
         if unknown:
             errors.setdefault(cid, []).append(f"Unknown error type(s): {', '.join(unknown)}.")
+        misfit = [t for t in types if t in known and t not in codes.get(cid, ())]
+        if misfit:
+            errors.setdefault(cid, []).append(f"Not an error type of {cid}: {', '.join(misfit)}.")
         if types and label != INVALID and complete:
             errors.setdefault(cid, []).append("Error types go with Invalid only.")
         cleaned[cid] = {
@@ -95,12 +113,12 @@ def validate(*, assignment, part, payload) -> dict:
         # Phase 1 is judged before the context is seen: once submitted (and phase 2 open) it
         # stays as it is; only phase 2 may be changed later.
         raise ValidationError({"part": "Phase 1 is locked once phase 2 has opened."})
-    codes = campaign_error_codes(assignment.campaign)
+    codes = criterion_error_codes(assignment.campaign)
     return clean_answers(part=part, payload=payload, codes=codes, complete=True)
 
 
 def validate_draft(*, assignment, part, payload) -> dict:
-    codes = campaign_error_codes(assignment.campaign)
+    codes = criterion_error_codes(assignment.campaign)
     return clean_answers(part=part, payload=payload, codes=codes, complete=False)
 
 

@@ -2,8 +2,9 @@
 
 - reviewers (auditors in the campaign) reach their items only by assignment token
   (``review.campaigns.selectors.assignment_for_or_404``);
-- adjudicators and admins reach every audit campaign's adjudication queue;
-- admins alone reach reports and corrections (they name scenes and steps).
+- adjudicators and admins reach every audit campaign's adjudication queue and its corrections
+  (adjudicators record corrections: their role reads all annotation and edits it through them);
+- admins alone reach reports (they name scenes) and freeze the corrected release.
 Anything outside a user's scope is a 404."""
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ from studio.roles import ADJUDICATOR, ADMIN, is_admin, roles_of
 
 def may_adjudicate(user) -> bool:
     return bool(roles_of(user) & {ADJUDICATOR, ADMIN})
+
+
+# Who resolves the disagreements also records the corrections they call for.
+may_correct = may_adjudicate
 
 
 def adjudication_campaigns_for(user) -> QuerySet[Campaign]:
@@ -51,3 +56,12 @@ def adjudication_item_or_404(user, campaign_id, item_id) -> tuple[Campaign, Camp
 def report_campaign_or_404(user, campaign_id) -> Campaign:
     campaigns = Campaign.objects.filter(kind=KIND).select_related("manifest__release")
     return get_or_404(campaigns if is_admin(user) else campaigns.none(), campaign_id, "campaign")
+
+
+def correction_campaigns_for(user) -> QuerySet[Campaign]:
+    campaigns = Campaign.objects.filter(kind=KIND).select_related("manifest__release")
+    return campaigns if may_correct(user) else campaigns.none()
+
+
+def correction_campaign_or_404(user, campaign_id) -> Campaign:
+    return get_or_404(correction_campaigns_for(user), campaign_id, "campaign")

@@ -74,7 +74,8 @@ def _reason(campaign, item, kind: str, note: str) -> str:
 def correction_apply(
     *, campaign, item, author, kind: str, values: Mapping, note: str = ""
 ) -> Correction:
-    """Apply one typed correction (paper table 9) to the live step of an audited item.
+    """Apply one typed correction (paper table 9) to the live step of an audited item. The
+    author is an adjudicator or an admin (``selectors.may_correct``).
 
     ``values`` by kind: ``move_cutoff`` {cutoff_us} (and optionally outcome_us),
     ``split_step`` {at_us}, ``revise_local`` / ``revise_procedural`` / ``revise_next`` {text},
@@ -82,7 +83,12 @@ def correction_apply(
     action ``correct`` (``split`` for a split) whose reason names the campaign and item; nothing
     is deleted."""
     from annotation.services import step_split, step_update
+    from review.audit.selectors import may_correct
 
+    if not may_correct(author):
+        raise ValidationError(
+            {"author": "Corrections are recorded by adjudicators and admins only."}
+        )
     if kind not in CORRECTION_CODES:
         raise ValidationError(
             {"kind": f"Unknown correction {kind!r}; use {', '.join(CORRECTION_CODES)}."}
@@ -165,10 +171,13 @@ def correction_apply(
 
 
 def corrected_release_freeze(*, campaign, name: str, author, note: str = ""):
-    """Freeze the corrected release: a correction of the audited release (its parent), made by
-    the existing correction path (``annotation.releases.release_correct``)."""
+    """Freeze the corrected release (admins only): a correction of the audited release (its
+    parent), made by the existing correction path (``annotation.releases.release_correct``)."""
     from annotation.releases import release_correct
+    from studio.roles import is_admin
 
+    if not is_admin(author):
+        raise ValidationError({"author": "Only an admin freezes a release."})
     if not Correction.objects.filter(campaign=campaign).exists():
         raise ValidationError("No correction was made in this campaign yet.")
     text = note or f"Corrections of audit campaign {campaign.name}."

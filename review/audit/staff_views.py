@@ -1,20 +1,19 @@
-"""Pages for adjudicators (the queue, one item side by side) and admins (reports, corrections).
+"""Pages for adjudicators (the queue, one item side by side) and admins (reports); the
+corrections page is ``corrections_views``.
 
 The adjudication page names reviewers A, B, C only and shows no model output or judge score;
 every text is escaped by the templates."""
 
 from __future__ import annotations
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import Http404
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.views.decorators.http import require_http_methods, require_safe
 
 from review.audit.blind import clip_grant, item_media
-from review.audit.criteria import CORRECTION_TYPES, CRITERIA, INVALID
+from review.audit.criteria import CRITERIA
 from review.audit.decisions import adjudication_queue, campaign_records, reviewer_letters
 from review.audit.report import report_csv
 from review.audit.reporting import campaign_report
@@ -24,13 +23,14 @@ from review.audit.selectors import (
     may_adjudicate,
     report_campaign_or_404,
 )
-from review.audit.services import adjudicate, corrected_release_freeze, correction_apply
-from review.campaigns.models import Campaign, CampaignItem
+from review.audit.services import adjudicate
+from review.campaigns.models import Campaign
 from review.campaigns.staff_views import (
     adjudication_post,
     admin_or_404,
+    clips_json,
     decision_rows,
-    messages_of,
+    queue_progress,
     queue_rows,
     report_response,
 )
@@ -43,8 +43,34 @@ CRITERION_IDS = tuple(c.id for c in CRITERIA)
 def adjudication_queue_page(request):
     if not may_adjudicate(request.user):
         raise Http404
-    rows = queue_rows(adjudication_campaigns_for(request.user), adjudication_queue)
+    rows = queue_rows(adjudication_campaigns_for(request.user), adjudication_queue, _media)
     return render(request, "audit/queue.html", {"rows": rows})
+
+
+def _media(release_step) -> list:
+    """The clips an audit adjudication shows: the Official clip and the context clip."""
+    return [item_media(release_step, phase=1)[0], item_media(release_step, phase=2)[0]]
+
+
+def _clips(user, release_step) -> tuple[dict, object]:
+    """The page's clips as grants for ``user`` (queued for rendering when new) and the context
+    window."""
+    with transaction.atomic():
+        grants: list[str] = []
+        official, _ = item_media(release_step, phase=1)
+        context, window = item_media(release_step, phase=2)
+        clips = {
+            "official": clip_grant(official, user, grants),
+            "context": clip_grant(context, user, grants),
+        }
+    return clips, window
+
+
+@login_required
+@require_safe
+def adjudication_clips(request, campaign_id: int, item_id: int):
+    _, item = adjudication_item_or_404(request.user, campaign_id, item_id)
+    return clips_json(_clips(request.user, item.sample.release_step)[0])
 
 
 @login_required
@@ -68,14 +94,7 @@ def adjudication_page(request, campaign_id: int, item_id: int):
     for criterion, row in zip(CRITERIA, rows, strict=True):
         row["criterion"] = criterion
     release_step = item.sample.release_step
-    with transaction.atomic():
-        grants: list[str] = []
-        official, _ = item_media(release_step, phase=1)
-        context, window = item_media(release_step, phase=2)
-        clips = {
-            "official": clip_grant(official, request.user, grants),
-            "context": clip_grant(context, request.user, grants),
-        }
+    clips, window = _clips(request.user, release_step)
     origin = window.start_us if window else release_step.start_us
     marks = {
         n: getattr(release_step, f"{n}_us") - origin for n in ("start", "cutoff", "outcome", "end")
@@ -92,6 +111,7 @@ def adjudication_page(request, campaign_id: int, item_id: int):
             "clips": clips,
             "marks": marks,
             "errors": errors,
+            "progress": queue_progress(adjudication_queue(campaign), item.pk),
         },
     )
 
@@ -115,84 +135,3 @@ def report_page(request, campaign_id: int):
         request, campaign=campaign, report=campaign_report(campaign), csv=report_csv,
         suffix="report", template="audit/report.html",
     )  # fmt: skip
-
-
-@login_required
-@require_http_methods(["GET", "HEAD", "POST"])
-def corrections_page(request, campaign_id: int):
-    campaign = report_campaign_or_404(request.user, campaign_id)
-    errors: list[str] = []
-    if request.method == "POST":
-        try:
-            if request.POST.get("action") == "freeze":
-                release = corrected_release_freeze(
-                    campaign=campaign,
-                    name=request.POST.get("name", "").strip(),
-                    author=request.user,
-                )
-                messages.success(
-                    request,
-                    f"Release {release.name} frozen (parent {campaign.manifest.release.name}).",
-                )
-                return redirect("audit:corrections", campaign.pk)
-            item = CampaignItem.objects.filter(
-                campaign=campaign, pk=request.POST.get("item")
-            ).first()
-            if item is None:
-                raise ValidationError("Choose an item of this campaign.")
-            kind = request.POST.get("kind", "")
-            values = {}
-            for key in ("cutoff_us", "at_us"):
-                raw = request.POST.get(key, "").strip()
-                if raw:
-                    try:
-                        values[key] = int(raw)
-                    except ValueError:
-                        raise ValidationError({key: "Whole microseconds."}) from None
-            if request.POST.get("text", "").strip():
-                values["text"] = request.POST["text"]
-            correction_apply(
-                campaign=campaign,
-                item=item,
-                author=request.user,
-                kind=kind,
-                values=values,
-                note=request.POST.get("note", ""),
-            )
-        except ValidationError as exc:
-            errors = messages_of(exc)
-        else:
-            messages.success(request, "Correction applied.")
-            return redirect("audit:corrections", campaign.pk)
-    records = campaign_records(campaign)
-    items = {
-        i.pk: i
-        for i in CampaignItem.objects.filter(campaign=campaign).select_related(
-            "sample__release_step"
-        )
-    }
-    rows = []
-    for item_id, record in sorted(records.items()):
-        invalid = [
-            c.id for c in CRITERIA if record.resolution(c.id, campaign.per_item).label == INVALID
-        ]
-        done = list(items[item_id].corrections.values_list("kind", flat=True))
-        if invalid or done:
-            rows.append(
-                {
-                    "item": items[item_id],
-                    "step": items[item_id].sample.release_step,
-                    "invalid": invalid,
-                    "done": done,
-                }
-            )
-    return render(
-        request,
-        "audit/corrections.html",
-        {
-            "campaign": campaign,
-            "rows": rows,
-            "types": CORRECTION_TYPES,
-            "errors": errors,
-        },
-    )

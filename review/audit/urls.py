@@ -3,7 +3,7 @@ assignment's opaque token."""
 
 from django.urls import path
 
-from review.audit import staff_views, views
+from review.audit import corrections_views, staff_views, views
 
 app_name = "audit"
 
@@ -15,11 +15,17 @@ urlpatterns = [
         staff_views.adjudication_page,
         name="adjudicate",
     ),
+    path(
+        "adjudicate/<int:campaign_id>/<int:item_id>/clips",
+        staff_views.adjudication_clips,
+        name="adjudicate-clips",
+    ),
     path("campaigns/", staff_views.report_list, name="reports"),
     path("campaigns/<int:campaign_id>/report/", staff_views.report_page, name="report"),
+    path("corrections/", corrections_views.corrections_list, name="corrections-list"),
     path(
         "campaigns/<int:campaign_id>/corrections/",
-        staff_views.corrections_page,
+        corrections_views.corrections_page,
         name="corrections",
     ),
 ]

@@ -13,19 +13,11 @@ PER_ITEM = 3
 
 
 def seconds_spent(assignment, at) -> float | None:
-    """Seconds from the first time the item was shown to this rater until ``at`` (server
-    clocks only); None when it was never shown (an import)."""
-    from review.campaigns.models import Exposure
+    """Seconds from the first time the item was shown to this rater until ``at`` (the campaign
+    machinery's measure, ``review.campaigns.selectors.seconds_on_item``)."""
+    from review.campaigns.selectors import seconds_on_item
 
-    first = (
-        Exposure.objects.filter(assignment=assignment)
-        .order_by("created_at")
-        .values_list("created_at", flat=True)
-        .first()
-    )
-    if first is None:
-        return None
-    return round(max((at - first).total_seconds(), 0.0), 3)
+    return seconds_on_item(assignment, at)
 
 
 def validate(*, assignment, part, payload) -> dict:

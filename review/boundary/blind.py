@@ -53,6 +53,10 @@ def item_windows(assignment, user, grants: list) -> list[dict]:
         else:
             entry |= {
                 "duration_s": _seconds(window.stop_us - window.start_us),
+                # Where the window lies relative to the step's start (the page draws every
+                # window on one timeline): seconds, never a time of the source.
+                "from_s": _seconds(window.start_us - release_step.start_us),
+                "to_s": _seconds(window.stop_us - release_step.start_us),
                 "clip": clip_grant(media[name], user, grants),
             }
         out.append(entry)

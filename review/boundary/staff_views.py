@@ -17,7 +17,7 @@ from review.audit.decisions import adjudication_queue, campaign_records, reviewe
 from review.audit.selectors import may_adjudicate
 from review.audit.services import adjudicate
 from review.boundary.kind import SCHEME
-from review.boundary.media import window_media
+from review.boundary.media import step_windows, window_media
 from review.boundary.report import report_csv
 from review.boundary.reporting import campaign_report
 from review.boundary.selectors import (
@@ -26,11 +26,13 @@ from review.boundary.selectors import (
     report_campaign_or_404,
     report_campaigns_for,
 )
-from review.boundary.windows import WINDOW_NAMES, WINDOWS
+from review.boundary.windows import BY_NAME, WINDOW_NAMES, WINDOWS
 from review.campaigns.staff_views import (
     adjudication_post,
     admin_or_404,
+    clips_json,
     decision_rows,
+    queue_progress,
     queue_rows,
     report_response,
 )
@@ -43,8 +45,29 @@ queue = partial(adjudication_queue, scheme=SCHEME)
 def adjudication_queue_page(request):
     if not may_adjudicate(request.user):
         raise Http404
-    rows = queue_rows(adjudication_campaigns_for(request.user), queue)
+    rows = queue_rows(adjudication_campaigns_for(request.user), queue, _media)
+    for row in rows:
+        row["waiting"] = [BY_NAME[name].label for name in row["waiting"]]
     return render(request, "boundary/queue.html", {"rows": rows})
+
+
+def _media(release_step) -> list:
+    """The clips a boundary adjudication shows: one per window."""
+    return list(window_media(release_step).values())
+
+
+def _clips(user, release_step) -> dict:
+    """Window name -> its clip as a grant for ``user`` (queued for rendering when new)."""
+    with transaction.atomic():
+        grants: list[str] = []
+        return {name: clip_grant(m, user, grants) for name, m in window_media(release_step).items()}
+
+
+@login_required
+@require_safe
+def adjudication_clips(request, campaign_id: int, item_id: int):
+    _, item = adjudication_item_or_404(request.user, campaign_id, item_id)
+    return clips_json(_clips(request.user, item.sample.release_step))
 
 
 @login_required
@@ -61,26 +84,30 @@ def adjudication_page(request, campaign_id: int, item_id: int):
             return done
     record = campaign_records(campaign, item_ids=[item.pk], scheme=SCHEME)[item.pk]
     release_step = item.sample.release_step
-    with transaction.atomic():
-        grants: list[str] = []
-        media = window_media(release_step)
-        clips = {name: clip_grant(m, request.user, grants) for name, m in media.items()}
+    clips = _clips(request.user, release_step)
+    windows = step_windows(release_step)
     letters = reviewer_letters(record)
     rows = decision_rows(
         record, WINDOW_NAMES, per_item=campaign.per_item, letters=letters,
         fields=("label", "comment"),
     )  # fmt: skip
     for rule, row in zip(WINDOWS, rows, strict=True):
-        row.update(window=rule, clip=clips[rule.name])
+        window = windows[rule.name]
+        row.update(window=rule, clip=clips[rule.name], exists=not isinstance(window, str))
+        if row["exists"]:
+            row["seconds"] = (window.stop_us - window.start_us) / 1e6
     return render(
         request,
         "boundary/adjudicate.html",
         {
             "campaign": campaign,
+            "item": item,
             "step": release_step,
-            "rows": rows,
+            "disputed": [r for r in rows if r["waiting"] or r["adjudicated"]],
+            "settled": [r for r in rows if not (r["waiting"] or r["adjudicated"])],
             "letters": sorted(letters.values()),
             "errors": errors,
+            "progress": queue_progress(queue(campaign), item.pk),
         },
     )
 

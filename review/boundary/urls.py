@@ -15,6 +15,11 @@ urlpatterns = [
         staff_views.adjudication_page,
         name="adjudicate",
     ),
+    path(
+        "adjudicate/<int:campaign_id>/<int:item_id>/clips",
+        staff_views.adjudication_clips,
+        name="adjudicate-clips",
+    ),
     path("campaigns/", staff_views.report_list, name="reports"),
     path("campaigns/<int:campaign_id>/report/", staff_views.report_page, name="report"),
 ]

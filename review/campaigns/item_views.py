@@ -22,8 +22,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from review.campaigns import services
-from review.campaigns.selectors import assignment_for_or_404
-from studio.vocabulary import named_errors
+from review.campaigns.selectors import assignment_for_or_404, item_progress
 
 NO_STORE = {"Cache-Control": "private, no-store"}
 ASSIGNMENT_RE = r"(?P<token>[A-Za-z0-9_-]{20,64})"
@@ -36,12 +35,10 @@ def json_response(data, status: int = 200) -> JsonResponse:
 
 
 def errors_of(exc: ValidationError) -> dict:
-    """A ValidationError as ``{field: [messages]}`` (``{"detail": [...]}`` without fields), each
-    message naming its field as the page labels it ("Local intent: Give a whole number ...")."""
+    """A ValidationError as ``{field: [messages]}`` (``{"detail": [...]}`` without fields); the
+    item page names each field as it labels it (campaign-item.js, ``problemsOf``)."""
     if hasattr(exc, "error_dict"):
-        return named_errors(
-            {k: [str(m) for e in v for m in e.messages] for k, v in exc.error_dict.items()}
-        )
+        return {k: [str(m) for e in v for m in e.messages] for k, v in exc.error_dict.items()}
     return {"detail": exc.messages}
 
 
@@ -63,7 +60,8 @@ class ItemPages:
     - ``kind``: the campaign kind's name (a token of another kind is a 404).
     - ``namespace``: the URL namespace the kind's ``urls.py`` declares (``audit``).
     - ``template``: the page; it gets ``urls`` (state, draft, submit, renew, next).
-    - ``state(assignment=, user=) -> dict``: the blind state the page renders.
+    - ``state(assignment=, user=) -> dict``: the blind state the page renders (the answers add
+      ``progress``, the same for every kind).
     - ``part``: the part every draft and submission is for; None takes ``"part"`` from the body
       (kinds with several parts: the audit's phases, judge validation's triplets).
     - ``submit(assignment=, person=, part=, payload=)``: the submission service (the campaign's
@@ -79,6 +77,14 @@ class ItemPages:
 
     def assignment(self, request, token):
         return assignment_for_or_404(request.user, token, kind=self.kind)
+
+    def page_state(self, assignment, user) -> dict:
+        """The kind's blind state and, the same on every kind's page, the person's progress
+        ("item n of N", the time spent on the item)."""
+        return {
+            **self.state(assignment=assignment, user=user),
+            "progress": item_progress(assignment),
+        }
 
     def part_of(self, data: dict):
         return data.get("part", "") if self.part is None else self.part
@@ -117,7 +123,7 @@ def item_page(request, token: str, *, pages: ItemPages):
 @require_safe
 def item_state(request, token: str, *, pages: ItemPages):
     assignment = pages.assignment(request, token)
-    return json_response(pages.state(assignment=assignment, user=request.user))
+    return json_response(pages.page_state(assignment, request.user))
 
 
 @login_required
@@ -158,7 +164,7 @@ def item_submit(request, token: str, *, pages: ItemPages):
     except (services.LeaseLost, services.CampaignClosed) as exc:
         return json_response({"detail": str(exc)}, status=409)
     assignment.refresh_from_db()
-    return json_response(pages.state(assignment=assignment, user=request.user), status=201)
+    return json_response(pages.page_state(assignment, request.user), status=201)
 
 
 @login_required

@@ -35,15 +35,63 @@ def admin_or_404(request) -> None:
         raise Http404
 
 
-def queue_rows(campaigns, queue: Callable[[Campaign], list]) -> list[dict]:
-    """The waiting items of every open campaign, in each campaign's queue order."""
+# How many waiting items of a campaign the queue page prepares the clips of, in queue order: the
+# ones an adjudicator opens next (asking costs a few queries per clip; a long queue catches up as
+# it is worked through).
+PREPARE_AHEAD = 10
+
+
+def queue_rows(
+    campaigns, queue: Callable[[Campaign], list], media: Callable[[object], list] | None = None
+) -> list[dict]:
+    """The waiting items of every open campaign, in each campaign's queue order. With
+    ``media(release_step) -> [RenderedMedia | None]`` (the clips its adjudication page shows),
+    the first ``PREPARE_AHEAD`` rows say whether they are ready: asking for them queues the
+    renders of the clips not made yet, so an item's clips are prepared while it waits in the
+    queue, not once it is open (``clips`` is None on the rows after them)."""
+    from review.campaigns.models import CampaignItem
+
     rows = []
     for campaign in campaigns.filter(state=Campaign.State.OPEN):
-        for position, (item_id, waiting) in enumerate(queue(campaign), start=1):
-            rows.append(
-                {"campaign": campaign, "item_id": item_id, "position": position, "waiting": waiting}
-            )
+        waiting_items = queue(campaign)
+        items = CampaignItem.objects.filter(pk__in=[pk for pk, _ in waiting_items])
+        by_id = {i.pk: i for i in items.select_related("sample__release_step")}
+        for position, (item_id, waiting) in enumerate(waiting_items, start=1):
+            row = {"campaign": campaign, "item_id": item_id, "position": position,
+                   "waiting": waiting}  # fmt: skip
+            if media is not None:
+                row["clips"] = (
+                    clips_status(media(by_id[item_id].sample.release_step))
+                    if position <= PREPARE_AHEAD
+                    else None
+                )
+            rows.append(row)
     return rows
+
+
+def clips_status(media: Iterable) -> str:
+    """One word for a page's clips: ``ready`` (every clip that exists), ``failed`` (one could not
+    be made), else ``preparing``."""
+    from media.models import RenderedMedia
+
+    statuses = {m.status for m in media if m is not None}
+    if RenderedMedia.Status.FAILED in statuses:
+        return "failed"
+    return "ready" if statuses <= {RenderedMedia.Status.READY} else "preparing"
+
+
+def queue_progress(waiting: Sequence, item_id: int) -> dict:
+    """Where an item stands in its campaign's adjudication queue: ``position`` of ``of`` (None
+    when it no longer waits) and ``others``, the items waiting besides it."""
+    ids = [pk for pk, _ in waiting]
+    position = ids.index(item_id) + 1 if item_id in ids else None
+    return {"position": position, "of": len(ids), "others": len(ids) - (position is not None)}
+
+
+def clips_json(clips: dict) -> JsonResponse:
+    """The clips of an adjudication page as they are now (the page asks again while one is
+    being prepared): ``{"clips": {key: {"status", "url"}}}``."""
+    return JsonResponse({"clips": clips}, headers={"Cache-Control": "private, no-store"})
 
 
 def decision_rows(

@@ -14,11 +14,13 @@ Rules: every decision but accept needs at least one reason (``other`` needs a co
 that will not play or evidence that cannot be verified forces ``uncertain`` (the group is never
 treated as validated then); each turn gets all four checks; an edit names an existing target,
 differs from the original and says why. Interval edits are in µs from the clip's start (what the
-page shows) and are stored on the source's timeline.
+page shows; the page sends what was typed, read by ``studio.display.parse_timecode`` on the
+clip's frames) and are stored on the source's timeline.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from django.core.exceptions import ValidationError
@@ -110,6 +112,23 @@ def _target_value(group: QaGroup, field: str, turn, evidence):
     }[field]
 
 
+def _typed_interval(group: QaGroup, text: str) -> list[int]:
+    """An interval typed on the clip ("1.2-2.5", "0:01.200 - 0:02.500", "#36-#75"): each end
+    read by ``studio.display.parse_timecode`` on the clip's own frames (numbered from 0, times
+    from the clip's start), as [start, end] in µs from the clip's start."""
+    from studio.display import parse_timecode
+
+    parts = [p.strip() for p in re.split(r"\s*[-\u2013]\s*(?=[#\d.:])", text.strip(), maxsplit=1)]
+    if len(parts) != 2:
+        raise ValueError("an interval is start-end on the clip, e.g. 1.2-2.5 or #36-#75")
+    start, end = group.span_start_us, group.span_end_us
+    times = [int(t) - start for t in group.video.frame_times_us() if start <= t < end]
+    try:
+        return [parse_timecode(p, frame_times_us=times, duration_us=end - start) for p in parts]
+    except ValueError as exc:
+        raise ValueError(f"interval: {exc}") from None
+
+
 def _clean_value(group: QaGroup, field: str, value):
     text_fields = ("question", "answer", "description")
     if field in text_fields:
@@ -128,6 +147,8 @@ def _clean_value(group: QaGroup, field: str, value):
             raise ValueError("options are null or at least 2 different texts")
         return [o.strip() for o in value]
     if field == "interval":
+        if isinstance(value, str):
+            value = _typed_interval(group, value)
         if (
             not isinstance(value, list)
             or len(value) != 2

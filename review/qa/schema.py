@@ -52,13 +52,11 @@ class VideoFacts:
 
 
 def snap_boundary(times_us: np.ndarray, duration_us: int, t_us: int) -> int:
-    """The boundary nearest ``t_us``: a frame's time or the end of the video (ties earlier)."""
-    if t_us >= duration_us:
-        return duration_us
-    i = int(np.searchsorted(times_us, t_us, side="left"))
-    candidates = [int(times_us[k]) for k in (i - 1, i) if 0 <= k < len(times_us)]
-    candidates.append(duration_us)
-    return min(candidates, key=lambda c: (abs(c - t_us), c))
+    """The boundary nearest ``t_us``: a frame's time or the end of the video (ties earlier);
+    the one rule of ``studio.display.snap_to_boundary``."""
+    from studio.display import snap_to_boundary
+
+    return snap_to_boundary(int(t_us), frame_times_us=times_us, duration_us=int(duration_us))
 
 
 def _text(value, where: str, problems: list[str], *, required: bool = True) -> str:

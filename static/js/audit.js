@@ -1,25 +1,8 @@
 // The blind audit item page: renders the server's blind state (textContent only), keeps the
-// reviewer's answers as an autosaved draft, and drives everything from the keyboard under the
-// workspace's focus rule (keys.js): a key typed into a comment is only typed.
+// reviewer's answers as an autosaved draft, and runs on the key scheme of every review page
+// (campaign-item.js, review-keys.js): each criterion of the open phase is a question, and a key
+// typed into a comment is only typed.
 import { campaignItem, el } from "./campaign-item.js";
-
-export const AUDIT_BINDINGS = [
-  ["Answer", [
-    [["v"], "Valid for the focused criterion", "valid"],
-    [["i"], "Invalid for the focused criterion", "invalid"],
-    [["u"], "Uncertain for the focused criterion", "uncertain"],
-    [["1", "2", "3"], "with Invalid: toggle error type 1, 2, 3 … of the focused criterion", "type"],
-    [["c"], "write a comment on the focused criterion", "comment"],
-    [["Escape"], "leave the comment, close the help", "escape"],
-  ]],
-  ["Move", [
-    [["j", "ArrowDown"], "next criterion", "down"],
-    [["k", "ArrowUp"], "previous criterion", "up"],
-    [["Enter"], "submit this phase (phase 1 opens phase 2; phase 2 goes to the next item)", "submit"],
-    [["Space"], "play / pause the clip", "play"],
-    [["?"], "this help", "help"],
-  ]],
-];
 
 const LABELS = [["valid", "Valid", "v"], ["invalid", "Invalid", "i"], ["uncertain", "Uncertain", "u"]];
 const root = document.getElementById("audit");
@@ -28,17 +11,23 @@ const $ = (role) => root.querySelector(`[data-role=${role}]`);
 let state = null;
 let part = "phase1";
 let answers = {}; // criterion id -> {label, comment, error_types}
-let focus = 0;
 
 function current() {
   return state.criteria.filter((c) => c.phase === (part === "phase1" ? 1 : 2));
+}
+
+// The error types offered for a criterion: those that belong to it, and those that belong to
+// none in particular ("other", a campaign's own).
+function typesOf(c) {
+  return state.error_types.filter((t) => !t.criteria.length || t.criteria.includes(c.id));
 }
 
 function renderClip(box, clip, marks, duration) {
   const shown = box.querySelector("video");
   if (clip.status === "ready") {
     if (!shown || shown.dataset.kind !== part) {
-      const video = el("video", { controls: "", loop: "", muted: "", playsinline: "", preload: "auto" });
+      // Space plays it; Tab goes from question to question, not through the player's controls.
+      const video = el("video", { controls: "", loop: "", muted: "", playsinline: "", preload: "auto", tabindex: "-1" });
       video.dataset.kind = part;
       video.src = clip.url;
       box.replaceChildren(video);
@@ -78,62 +67,59 @@ function renderTexts() {
   }
 }
 
-function criterionNode(c, index, locked) {
-  const answer = (locked ? (state.answers[c.phase === 1 ? "phase1" : "phase2"] || {}).criteria || {} : answers)[c.id] || {};
-  const li = el("li", { class: "criterion", "data-criterion": c.id });
-  if (!locked && index === focus) li.classList.add("focused");
-  if (locked) li.classList.add("locked");
+function criterionNode(c, index) {
+  const li = el("li", { class: "criterion", "data-criterion": c.id, "data-question": "", tabindex: "0", "aria-label": `${c.id} ${c.name}` });
+  const answer = answers[c.id] || {};
   const head = el("div", { class: "criterion-head" });
   head.append(el("strong", {}, `${c.id} ${c.name}`), el("span", { class: "muted requirement" }, c.requirement));
   const choices = el("div", { class: "choices", role: "group", "aria-label": `${c.id} answer` });
   for (const [value, text, key] of LABELS) {
-    const b = el("button", { type: "button", class: `choice choice-${value}`, "data-label": value, "aria-pressed": String(answer.label === value) }, `${text} (${key})`);
-    if (locked) b.disabled = true;
-    b.addEventListener("click", () => { focus = index; choose(value); });
+    const b = el("button", { type: "button", tabindex: "-1", class: `choice choice-${value}`, "data-label": value, "aria-pressed": String(answer.label === value) }, `${text} (${key})`);
+    b.addEventListener("click", () => { item.focusQuestion(index, { focus: false }); choose(value, { seen: true }); });
     choices.append(b);
   }
   li.append(head, choices);
   if (answer.label === "invalid") {
     const types = el("fieldset", { class: "types" });
     types.append(el("legend", {}, "Error types"));
-    state.error_types.forEach((t, n) => {
+    typesOf(c).forEach((t, n) => {
       const label = el("label");
-      const box = el("input", { type: "checkbox", value: t.code });
+      const box = el("input", { type: "checkbox", tabindex: "-1", value: t.code });
       box.checked = (answer.error_types || []).includes(t.code);
-      box.disabled = locked;
-      box.addEventListener("change", () => { focus = index; toggleType(t.code); });
+      box.addEventListener("change", () => { item.focusQuestion(index, { focus: false }); toggleType(t.code); });
       label.append(box, ` ${n < 9 ? `${n + 1} · ` : ""}${t.name}`);
       types.append(label);
     });
     li.append(types);
   }
-  const comment = el("textarea", { rows: "2", placeholder: "Comment (optional)", "aria-label": `${c.id} comment` });
+  const comment = el("textarea", { rows: "2", tabindex: "-1", placeholder: "Comment (optional, c)", "aria-label": `${c.id} comment` });
   comment.value = answer.comment || "";
-  comment.disabled = locked;
   comment.addEventListener("input", () => {
     answers[c.id] = { ...(answers[c.id] || {}), comment: comment.value };
     item.changed();
   });
-  comment.addEventListener("focus", () => { if (!locked) { focus = index; markFocus(); } });
   li.append(comment);
   return li;
 }
 
-function markFocus() {
-  root.querySelectorAll(".criterion:not(.locked)").forEach((li, n) => li.classList.toggle("focused", n === focus));
-  const node = root.querySelectorAll(".criterion:not(.locked)")[focus];
-  if (node) node.scrollIntoView({ block: "nearest" });
+// A submitted phase, read-only and compact: its answers in one line per criterion.
+function lockedNode(c) {
+  const phase = c.phase === 1 ? "phase1" : "phase2";
+  const answer = ((state.answers[phase] || {}).criteria || {})[c.id] || {};
+  const li = el("li", { class: "criterion locked", "data-criterion": c.id });
+  const label = LABELS.find(([value]) => value === answer.label);
+  li.append(el("strong", {}, `${c.id} ${c.name}: `), el("span", { class: `label-${answer.label || "none"}` }, label ? label[1] : "—"));
+  if (answer.comment) li.append(el("span", { class: "muted" }, ` · ${answer.comment}`));
+  return li;
 }
 
 function renderCriteria() {
-  const list = $("criteria");
-  const nodes = [];
-  if (part === "phase2" || part === "done") {
-    for (const c of state.criteria.filter((x) => x.phase === 1)) nodes.push(criterionNode(c, -1, true));
-  }
-  if (part !== "done") current().forEach((c, n) => nodes.push(criterionNode(c, n, false)));
-  else for (const c of state.criteria.filter((x) => x.phase === 2)) nodes.push(criterionNode(c, -1, true));
-  list.replaceChildren(...nodes);
+  const open = part === "done" ? [] : current().map((c, n) => criterionNode(c, n));
+  const locked = state.criteria.filter((c) => (part === "phase2" ? c.phase === 1 : part === "done")).map(lockedNode);
+  $("criteria").replaceChildren(...open);
+  $("locked").replaceChildren(...locked);
+  $("locked-title").hidden = !locked.length;
+  $("locked-title").textContent = part === "done" ? "Your answers (submitted)" : "Phase 1 (submitted and locked)";
 }
 
 function renderMedia() {
@@ -147,6 +133,7 @@ function render() {
   $("instructions").textContent = state.instructions;
   const ctx = state.context;
   $("media-title").textContent = ctx ? "Context around the step (phase 2)" : "Observation (what a model sees)";
+  $("criteria-title").textContent = part === "phase2" ? "Phase 2 criteria (the context and the next step)" : "Criteria";
   renderMedia();
   renderTexts();
   renderCriteria();
@@ -164,26 +151,33 @@ function adopt(next) {
   part = next.phase;
   const draft = (next.draft || {})[part];
   answers = part === "done" ? {} : JSON.parse(JSON.stringify((draft && draft.criteria) || {}));
-  focus = 0;
   render();
+  // A new phase opens at the top of the page on its first criterion, in view (phase 2's
+  // question is never below the fold when it opens).
+  if (part !== "done") {
+    window.scrollTo({ top: 0 });
+    item.focusQuestion(0);
+  }
 }
 
-function choose(label) {
-  const c = current()[focus];
-  if (!c) return;
+function choose(label, { seen = false } = {}) {
+  const c = current()[item.index];
+  if (!c || (!seen && !item.seen())) return;
   const old = answers[c.id] || {};
   answers[c.id] = { ...old, label, error_types: label === "invalid" ? old.error_types || [] : [] };
   renderCriteria();
+  item.mark();
   item.changed();
 }
 
 function toggleType(code) {
-  const c = current()[focus];
+  const c = current()[item.index];
   if (!c || (answers[c.id] || {}).label !== "invalid") return;
   const types = new Set(answers[c.id].error_types || []);
   if (types.has(code)) types.delete(code); else types.add(code);
   answers[c.id] = { ...answers[c.id], error_types: [...types] };
   renderCriteria();
+  item.mark();
   item.changed();
 }
 
@@ -192,33 +186,24 @@ async function submitPart() {
   const missing = current().filter((c) => !(answers[c.id] || {}).label).map((c) => c.id);
   if (missing.length) {
     item.status(`Answer ${missing.join(", ")} first.`, "error");
-    focus = current().findIndex((c) => c.id === missing[0]);
-    markFocus();
+    item.focusQuestion(current().findIndex((c) => c.id === missing[0]));
     return;
   }
   const next = await item.submit({ part, payload: { criteria: answers } });
-  if (!next) return;
-  if (next.phase === "done") {
-    item.status("Submitted. Opening the next item…");
-    await item.goNext();
-  } else {
+  if (next && next.phase === "phase2") {
     item.status("Phase 1 submitted and locked. Phase 2: the context and the next step.");
   }
 }
 
 function onKey(name, event) {
-  if (part === "done") return;
-  const count = current().length;
   switch (name) {
     case "v": choose("valid"); break;
     case "i": choose("invalid"); break;
     case "u": choose("uncertain"); break;
-    case "j": case "ArrowDown": focus = Math.min(count - 1, focus + 1); markFocus(); break;
-    case "k": case "ArrowUp": focus = Math.max(0, focus - 1); markFocus(); break;
     case "Enter": submitPart(); break;
     case "c": {
-      const node = root.querySelectorAll(".criterion:not(.locked) textarea")[focus];
-      if (node) node.focus();
+      const node = root.querySelectorAll("[data-question] textarea")[item.index];
+      if (node && item.seen()) node.focus();
       break;
     }
     case "Space": {
@@ -228,8 +213,9 @@ function onKey(name, event) {
     }
     default:
       if (/^[1-9]$/.test(name)) {
-        const type = state.error_types[Number(name) - 1];
-        if (type) toggleType(type.code);
+        const c = current()[item.index];
+        const type = c && typesOf(c)[Number(name) - 1];
+        if (type && item.seen()) toggleType(type.code);
       } else {
         return;
       }
@@ -237,8 +223,14 @@ function onKey(name, event) {
   event.preventDefault();
 }
 
-// The help overlay is built from the one table above (docs/audit.md lists the same keys).
+// The server names a bad answer by its criterion (C4): the page by the criterion's name.
+function label(field) {
+  const c = state && state.criteria.find((x) => x.id === field);
+  return c ? `${c.id} ${c.name}` : field;
+}
+
 const item = campaignItem(root, {
+  kind: "audit",
   draft: () => ({ part, payload: { criteria: answers } }),
   done: (s) => s.phase === "done",
   stage: (s) => s.phase,
@@ -249,7 +241,8 @@ const item = campaignItem(root, {
     if (clipOf(prev).status !== clipOf(next).status) renderMedia();
   },
   preparing: (s) => clipOf(s).status === "preparing",
-  bindings: AUDIT_BINDINGS,
+  label,
+  question: (field) => (state ? current().findIndex((c) => c.id === field) : -1),
   onKey,
 });
 $("submit").addEventListener("click", submitPart);

@@ -1,29 +1,8 @@
 // The blind baseline rater page: renders the server's blind state (textContent only), keeps the
-// rater's answers as an autosaved draft, and is driven from the keyboard under the workspace's
-// focus rule (keys.js): a key typed into an answer is only typed.
+// rater's answers as an autosaved draft, and runs on the key scheme of every review page
+// (campaign-item.js, review-keys.js): each dimension is a question, `a` writes its answer, and a
+// key typed into an answer is only typed (Enter or Escape leaves it for its question).
 import { campaignItem, el } from "./campaign-item.js";
-
-export const BASELINE_BINDINGS = [
-  ["Answer", [
-    [["y"], "the focused question can be answered from the clip", "yes"],
-    [["n"], "it cannot be answered from the clip", "no"],
-    [["a"], "write the answer (Next: the next empty answer, up to three)", "write"],
-    [["1", "2", "3", "4", "5"], "confidence, 1 (a guess) to 5 (sure)", "confidence"],
-    [["Enter", "Escape"], "in an answer: leave it", "leave"],
-  ]],
-  ["Move", [
-    [["j", "ArrowDown"], "next question", "down"],
-    [["k", "ArrowUp"], "previous question", "up"],
-    [["Enter"], "submit and go to the next item", "submit"],
-    [["b"], "the clip will not play: report the item as broken", "broken"],
-    [["?"], "this help", "help"],
-  ]],
-  ["Clip", [
-    [["Space"], "play / pause", "play"],
-    [["ArrowLeft", "ArrowRight"], "one frame back / forward", "frame"],
-    [["r"], "replay from the start", "replay"],
-  ]],
-];
 
 const FRAME_S = 1 / 30;
 
@@ -32,7 +11,6 @@ const $ = (role) => root.querySelector(`[data-role=${role}]`);
 
 let state = null;
 let answers = {}; // dimension id -> {answerable, answers, confidence}
-let focus = 0;
 
 function video() {
   return root.querySelector("video");
@@ -69,15 +47,20 @@ function dimensionNode(d, index, locked) {
   const source = locked ? ((state.answer || {}).dimensions || {}) : answers;
   const a = source[d.id] || { answerable: null, answers: [], confidence: null };
   const li = el("li", { class: "criterion dimension", "data-dimension": d.id });
-  if (!locked && index === focus) li.classList.add("focused");
-  if (locked) li.classList.add("locked");
+  if (locked) {
+    li.classList.add("locked");
+  } else {
+    li.dataset.question = "";
+    li.tabIndex = 0;
+    li.setAttribute("aria-label", d.name);
+  }
   const head = el("div", { class: "criterion-head" });
   head.append(el("strong", {}, d.name), el("span", { class: "muted requirement" }, d.question));
   const choices = el("div", { class: "choices", role: "group", "aria-label": `${d.name}: answerable?` });
   for (const [value, text, key] of [[true, "Answerable", "y"], [false, "Not answerable", "n"]]) {
-    const b = el("button", { type: "button", class: `choice choice-${value ? "yes" : "no"}`, "aria-pressed": String(a.answerable === value) }, `${text} (${key})`);
+    const b = el("button", { type: "button", tabindex: "-1", class: `choice choice-${value ? "yes" : "no"}`, "aria-pressed": String(a.answerable === value) }, `${text} (${key})`);
     b.disabled = locked;
-    b.addEventListener("click", () => { focus = index; setAnswerable(value); });
+    b.addEventListener("click", () => { item.focusQuestion(index, { focus: false }); setAnswerable(value); });
     choices.append(b);
   }
   li.append(head, choices);
@@ -86,7 +69,7 @@ function dimensionNode(d, index, locked) {
     const shown = locked ? a.answers.length : Math.min(d.max_answers, Math.max(1, a.answers.filter((t) => t.trim()).length + (d.max_answers > 1 ? 1 : 0)));
     for (let n = 0; n < shown; n++) {
       const label = d.max_answers > 1 ? `${d.name} answer ${n + 1}` : `${d.name} answer`;
-      const input = el("input", { type: "text", maxlength: "500", "aria-label": label, placeholder: n ? "Another possible answer (optional)" : "Your answer" });
+      const input = el("input", { type: "text", tabindex: "-1", maxlength: "500", "aria-label": label, placeholder: n ? "Another possible answer (optional)" : "Your answer (a)" });
       input.value = a.answers[n] || "";
       input.disabled = locked;
       input.addEventListener("input", () => {
@@ -100,9 +83,9 @@ function dimensionNode(d, index, locked) {
           event.stopPropagation();
           input.blur();
           renderDimensions();
+          item.mark();
         }
       });
-      input.addEventListener("focus", () => { if (!locked) { focus = index; markFocus(); } });
       box.append(input);
     }
     li.append(box);
@@ -110,17 +93,13 @@ function dimensionNode(d, index, locked) {
   const conf = el("div", { class: "confidence", role: "group", "aria-label": `${d.name}: confidence` });
   conf.append(el("span", {}, "Confidence:"));
   for (const value of state.confidence) {
-    const b = el("button", { type: "button", "aria-pressed": String(a.confidence === value) }, String(value));
+    const b = el("button", { type: "button", tabindex: "-1", "aria-pressed": String(a.confidence === value) }, String(value));
     b.disabled = locked;
-    b.addEventListener("click", () => { focus = index; setConfidence(value); });
+    b.addEventListener("click", () => { item.focusQuestion(index, { focus: false }); setConfidence(value); });
     conf.append(b);
   }
   li.append(conf);
   return li;
-}
-
-function markFocus() {
-  root.querySelectorAll(".dimension:not(.locked)").forEach((li, n) => li.classList.toggle("focused", n === focus));
 }
 
 function renderDimensions() {
@@ -146,6 +125,7 @@ function adopt(next) {
   answers = next.submitted ? {} : JSON.parse(JSON.stringify(draft.dimensions || {}));
   $("broken-note").value = draft.note || "";
   render();
+  if (!next.submitted) item.focusQuestion(0);
 }
 
 function payload() {
@@ -158,26 +138,28 @@ function payload() {
   return { dimensions, note: $("broken-note").value };
 }
 
+// A choice answers the current question and leaves the focus where it is (`a` writes).
 function setAnswerable(value) {
-  const d = dims()[focus];
-  if (!d) return;
+  const d = dims()[item.index];
+  if (!d || !item.seen()) return;
   const e = entry(d.id);
   e.answerable = value;
   renderDimensions();
+  item.mark();
   item.changed();
-  if (value) write();
 }
 
 function setConfidence(value) {
-  const d = dims()[focus];
-  if (!d) return;
+  const d = dims()[item.index];
+  if (!d || !item.seen()) return;
   entry(d.id).confidence = value;
   renderDimensions();
+  item.mark();
   item.changed();
 }
 
 function write() {
-  const d = dims()[focus];
+  const d = dims()[item.index];
   if (!d) return;
   if (!entry(d.id).answerable) { item.status(`Mark ${d.name} answerable (y) to write an answer.`); return; }
   renderDimensions();
@@ -197,20 +179,22 @@ function problems() {
   return out;
 }
 
-async function send(body, doneText) {
+async function send(body) {
   if (state.submitted) return;
-  if (await item.submit({ payload: body })) {
-    item.status(doneText);
-    await item.goNext();
-  }
+  await item.submit({ payload: body });
 }
 
 function submitItem() {
   const missing = problems();
-  if (missing.length) { item.status(`Still missing: ${missing.join(", ")}.`, "error"); return; }
+  if (missing.length) {
+    item.status(`Still missing: ${missing.join(", ")}.`, "error");
+    const first = dims().findIndex((d) => missing.some((m) => m.startsWith(`${d.name}:`)));
+    if (first >= 0) item.focusQuestion(first);
+    return;
+  }
   const body = payload();
   delete body.note;
-  send({ broken: false, dimensions: body.dimensions }, "Submitted. Opening the next item…");
+  send({ broken: false, dimensions: body.dimensions });
 }
 
 function showBroken(show) {
@@ -219,7 +203,7 @@ function showBroken(show) {
 }
 
 function submitBroken() {
-  send({ broken: true, note: $("broken-note").value }, "Reported as broken. Opening the next item…");
+  send({ broken: true, note: $("broken-note").value });
 }
 
 function player(action) {
@@ -240,26 +224,29 @@ function onKey(name, event) {
     case "ArrowLeft": player("back"); break;
     case "ArrowRight": player("fwd"); break;
     case "r": player("replay"); break;
+    case "y": setAnswerable(true); break;
+    case "n": setAnswerable(false); break;
+    case "a": write(); break;
+    case "Enter": submitItem(); break;
+    case "b": showBroken(true); break;
     default:
-      if (state.submitted) return;
-      switch (name) {
-        case "y": setAnswerable(true); break;
-        case "n": setAnswerable(false); break;
-        case "a": write(); break;
-        case "j": case "ArrowDown": focus = Math.min(dims().length - 1, focus + 1); markFocus(); break;
-        case "k": case "ArrowUp": focus = Math.max(0, focus - 1); markFocus(); break;
-        case "Enter": submitItem(); break;
-        case "b": showBroken(true); break;
-        default:
-          if (/^[1-5]$/.test(name)) setConfidence(Number(name));
-          else return;
-      }
+      if (/^[1-5]$/.test(name)) setConfidence(Number(name));
+      else return;
   }
   event.preventDefault();
 }
 
-// The help overlay is built from the one table above (docs/baseline.md lists the same keys).
+// "local" → "Local intent"; "local.answers" → "Local intent · answers".
+function label(field) {
+  const [id, ...rest] = field.split(".");
+  const d = state && state.dimensions.find((x) => x.id === id);
+  return d ? [d.name, ...rest].join(" · ") : field;
+}
+
 const item = campaignItem(root, {
+  kind: "human_baseline",
+  label,
+  question: (field) => (state ? state.dimensions.findIndex((d) => d.id === field.split(".")[0]) : -1),
   draft: () => ({ payload: payload() }),
   done: (s) => s.submitted,
   stage: (s) => s.submitted,
@@ -269,7 +256,6 @@ const item = campaignItem(root, {
     if (prev.clip.status !== next.clip.status) renderClip();
   },
   preparing: (s) => s.clip.status === "preparing",
-  bindings: BASELINE_BINDINGS,
   onKey,
   anywhere: ["Ctrl+Enter"],
   escape: () => { if (!$("broken-box").hidden) showBroken(false); },

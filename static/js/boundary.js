@@ -1,25 +1,10 @@
 // The blind boundary item page: the step's windows in the reviewer's own order, each ruled
-// Valid / Invalid / Uncertain against its definition. Renders the server's blind state with
-// textContent only, autosaves a draft, and runs from the keyboard under the workspace's focus
-// rule (keys.js): a key typed into a comment is only typed.
+// Valid / Invalid / Uncertain against its definition. The windows sit two to a row, so two can be
+// compared side by side and played together (every window starts at the step's start, so their
+// clips line up from their first frame); one timeline above them marks where each window ends.
+// Renders the server's blind state with textContent only, autosaves a draft, and runs on the key
+// scheme of every review page (campaign-item.js, review-keys.js): each window is a question.
 import { campaignItem, el } from "./campaign-item.js";
-
-export const BOUNDARY_BINDINGS = [
-  ["Answer", [
-    [["v"], "Valid for the focused window", "valid"],
-    [["i"], "Invalid for the focused window", "invalid"],
-    [["u"], "Uncertain for the focused window", "uncertain"],
-    [["c"], "write a comment on the focused window", "comment"],
-    [["Escape"], "leave the comment, close the help", "escape"],
-  ]],
-  ["Move", [
-    [["j", "ArrowDown"], "next window", "down"],
-    [["k", "ArrowUp"], "previous window", "up"],
-    [["Space"], "play / pause the focused window's clip", "play"],
-    [["Enter"], "submit the item and open the next one", "submit"],
-    [["?"], "this help", "help"],
-  ]],
-];
 
 const LABELS = [["valid", "Valid", "v"], ["invalid", "Invalid", "i"], ["uncertain", "Uncertain", "u"]];
 const root = document.getElementById("boundary");
@@ -27,7 +12,7 @@ const $ = (role) => root.querySelector(`[data-role=${role}]`);
 
 let state = null;
 let answers = {}; // window name -> {label, comment}
-let focus = 0;
+let together = null; // the pair playing together: {videos, frame}
 
 function ruled() {
   return state.windows.filter((w) => w.available);
@@ -35,7 +20,7 @@ function ruled() {
 
 function clipNode(w) {
   if (w.clip.status === "ready") {
-    const video = el("video", { controls: "", loop: "", muted: "", playsinline: "", preload: "auto" });
+    const video = el("video", { controls: "", loop: "", muted: "", playsinline: "", preload: "auto", tabindex: "-1" });
     video.src = w.clip.url;
     return video;
   }
@@ -51,8 +36,13 @@ function windowNode(w, index) {
   const source = locked ? ((state.answers || {}).windows || {}) : answers;
   const answer = source[w.name] || {};
   const li = el("li", { class: "criterion window", "data-window": w.name });
-  if (!locked && index === focus) li.classList.add("focused");
-  if (locked || !w.available) li.classList.add("locked");
+  if (!locked && w.available) {
+    li.dataset.question = "";
+    li.tabIndex = 0;
+    li.setAttribute("aria-label", `${w.position}. ${w.label}`);
+  } else {
+    li.classList.add("locked");
+  }
   const head = el("div", { class: "criterion-head" });
   const length = w.duration_s ? ` · ${w.duration_s.toFixed(2)} s` : "";
   head.append(el("strong", {}, `${w.position}. ${w.label}${length}`), el("span", { class: "muted requirement" }, w.requirement));
@@ -61,19 +51,21 @@ function windowNode(w, index) {
   if (!w.available) return li;
   const choices = el("div", { class: "choices", role: "group", "aria-label": `${w.label} answer` });
   for (const [value, text, key] of LABELS) {
-    const b = el("button", { type: "button", class: `choice choice-${value}`, "data-label": value, "aria-pressed": String(answer.label === value) }, `${text} (${key})`);
+    const b = el("button", { type: "button", tabindex: "-1", class: `choice choice-${value}`, "data-label": value, "aria-pressed": String(answer.label === value) }, `${text} (${key})`);
     if (locked) b.disabled = true;
-    b.addEventListener("click", () => { focus = index; choose(value); });
+    b.addEventListener("click", () => { item.focusQuestion(index, { focus: false }); choose(value, { seen: true }); });
     choices.append(b);
   }
-  const comment = el("textarea", { rows: "2", placeholder: "Comment (optional)", "aria-label": `${w.label} comment` });
+  const pair = el("button", { type: "button", tabindex: "-1", class: "play-pair" }, "Play with the one beside it (p)");
+  pair.addEventListener("click", () => { item.focusQuestion(index, { focus: false }); playPair(); });
+  choices.append(pair);
+  const comment = el("textarea", { rows: "2", tabindex: "-1", placeholder: "Comment (optional, c)", "aria-label": `${w.label} comment` });
   comment.value = answer.comment || "";
   comment.disabled = locked;
   comment.addEventListener("input", () => {
     answers[w.name] = { ...(answers[w.name] || {}), comment: comment.value };
     item.changed();
   });
-  comment.addEventListener("focus", () => { if (!locked) { focus = index; markFocus(); } });
   li.append(choices, comment);
   return li;
 }
@@ -83,6 +75,33 @@ function renderWindows() {
   let index = 0;
   for (const w of state.windows) nodes.push(windowNode(w, w.available ? index++ : -1));
   $("windows").replaceChildren(...nodes);
+}
+
+// One timeline for every window: each a bar from the step's start to its own end, with the end
+// marked and labelled; a playhead while two windows play together.
+function renderTimeline() {
+  const windows = ruled();
+  const box = $("timeline");
+  if (!windows.length) { box.hidden = true; return; }
+  box.hidden = false;
+  const span = Math.max(...windows.map((w) => w.to_s));
+  const rows = state.windows.filter((w) => w.available).map((w) => {
+    const row = el("div", { class: "tl-row", "data-window": w.name });
+    row.append(el("span", { class: "tl-name" }, `${w.position}. ${w.label}`));
+    const lane = el("span", { class: "tl-lane" });
+    const bar = el("span", { class: "tl-window", title: `${w.label}: ${w.from_s.toFixed(2)}–${w.to_s.toFixed(2)} s from the step's start` });
+    bar.style.left = `${(100 * w.from_s) / span}%`;
+    bar.style.width = `${(100 * (w.to_s - w.from_s)) / span}%`;
+    bar.append(el("span", { class: "tl-end" }, `${w.to_s.toFixed(2)} s`));
+    lane.append(bar);
+    row.append(lane);
+    return row;
+  });
+  const head = el("span", { class: "tl-head", "data-role": "playhead" });
+  const lanes = el("div", { class: "tl-rows" });
+  lanes.append(...rows, head);
+  box.replaceChildren(lanes, el("p", { class: "muted" }, "Every window starts at the step's start; the bars end where each window ends."));
+  box.dataset.span = String(span);
 }
 
 // A clip that became ready replaces only its own box: a comment being typed keeps its focus.
@@ -102,18 +121,14 @@ function updateChoices() {
   }
 }
 
-function markFocus() {
-  const nodes = root.querySelectorAll(".window:not(.locked)");
-  nodes.forEach((li, n) => li.classList.toggle("focused", n === focus));
-  if (nodes[focus]) nodes[focus].scrollIntoView({ block: "nearest" });
-}
-
 function render() {
-  $("phase").textContent = state.phase === "done" ? "· done" : `· ${ruled().length} windows`;
+  const count = ruled().length;
+  $("phase").textContent = state.phase === "done" ? "· done" : `· ${count} ${count === 1 ? "window" : "windows"}`;
   $("instructions").textContent = state.instructions;
   $("local").textContent = state.step.local_intent;
   $("next").textContent = state.step.next_step;
   renderWindows();
+  renderTimeline();
   $("submit").hidden = state.phase === "done";
   $("done").hidden = state.phase !== "done";
 }
@@ -121,62 +136,125 @@ function render() {
 function adopt(next) {
   state = next;
   answers = state.phase === "done" ? {} : JSON.parse(JSON.stringify((next.draft && next.draft.windows) || {}));
-  focus = 0;
   render();
+  if (state.phase !== "done") item.focusQuestion(0);
 }
 
-function choose(label) {
-  const w = ruled()[focus];
-  if (!w) return;
+function choose(label, { seen = false } = {}) {
+  const w = ruled()[item.index];
+  if (!w || (!seen && !item.seen())) return;
   answers[w.name] = { ...(answers[w.name] || {}), label };
   updateChoices();
   item.changed();
 }
+
+// --- playing ---------------------------------------------------------------------------------
+
+function currentNode() {
+  return root.querySelectorAll(".window[data-question]")[item.index] || null;
+}
+
+function stopTogether() {
+  if (!together) return;
+  cancelAnimationFrame(together.frame);
+  for (const v of together.videos) { v.pause(); v.loop = true; }
+  root.querySelectorAll(".window.playing").forEach((n) => n.classList.remove("playing"));
+  $("playhead").style.display = "none";
+  together = null;
+}
+
+// The window beside the current one in its row of two (or none).
+function partnerOf(node) {
+  const all = [...root.querySelectorAll(".window")];
+  const n = all.indexOf(node);
+  const other = all[n % 2 === 0 ? n + 1 : n - 1];
+  return other && other.querySelector("video") ? other : null;
+}
+
+// Both clips from their first frame at the same moment: a window's time 0 is the step's start
+// for every window, so the two stay in step; the shorter one stops at its own end.
+async function playPair() {
+  stopTogether();
+  const node = currentNode();
+  if (!node || !node.querySelector("video")) { item.status("This window's clip is not ready yet."); return; }
+  const nodes = [node, partnerOf(node)].filter(Boolean);
+  const videos = nodes.map((n) => n.querySelector("video"));
+  for (const v of videos) { v.pause(); v.loop = false; }
+  await Promise.all(videos.map((v) => new Promise((resolve) => {
+    if (v.readyState >= 2 && v.currentTime === 0) { resolve(); return; }
+    v.addEventListener("seeked", resolve, { once: true });
+    v.currentTime = 0;
+  })));
+  nodes.forEach((n) => n.classList.add("playing"));
+  together = { videos, frame: 0 };
+  const head = $("playhead");
+  const span = Number($("timeline").dataset.span) || 1;
+  head.style.display = "block";
+  const tick = () => {
+    if (!together) return;
+    const [lead, ...rest] = videos;
+    // Keep the second one on the first's time while both play (a clip may stall on a slow disk).
+    for (const v of rest) if (!v.paused && !lead.paused && Math.abs(v.currentTime - lead.currentTime) > 0.08) v.currentTime = lead.currentTime;
+    const t = Math.max(...videos.map((v) => v.currentTime));
+    head.style.left = `calc(var(--tl-name) + (100% - var(--tl-name) - 3.5rem) * ${Math.min(1, t / span)})`;
+    if (videos.every((v) => v.paused || v.ended)) { stopTogether(); return; }
+    together.frame = requestAnimationFrame(tick);
+  };
+  await Promise.all(videos.map((v) => v.play().catch(() => {})));
+  const names = nodes.map((n) => n.querySelector("strong").textContent.split(" · ")[0]);
+  item.status(`Playing ${names.join(" and ")} together.`);
+  together.frame = requestAnimationFrame(tick);
+}
+
+function toggleCurrent() {
+  const node = currentNode();
+  const video = node && node.querySelector("video");
+  if (!video) return;
+  if (together && together.videos.includes(video)) { stopTogether(); return; }
+  if (video.paused) video.play().catch(() => {}); else video.pause();
+}
+
+// --- submit, keys ----------------------------------------------------------------------------
 
 async function submitItem() {
   if (state.phase === "done") return;
   const missing = ruled().filter((w) => !(answers[w.name] || {}).label);
   if (missing.length) {
     item.status(`Rule ${missing.map((w) => w.label).join(", ")} first.`, "error");
-    focus = ruled().indexOf(missing[0]);
-    markFocus();
+    item.focusQuestion(ruled().indexOf(missing[0]));
     return;
   }
-  if (await item.submit({ payload: { windows: answers } })) {
-    item.status("Submitted. Opening the next item…");
-    await item.goNext();
-  }
+  stopTogether();
+  await item.submit({ payload: { windows: answers } });
 }
 
 function onKey(name, event) {
-  if (state.phase === "done") return;
-  const count = ruled().length;
   switch (name) {
     case "v": choose("valid"); break;
     case "i": choose("invalid"); break;
     case "u": choose("uncertain"); break;
-    case "j": case "ArrowDown": focus = Math.min(count - 1, focus + 1); markFocus(); break;
-    case "k": case "ArrowUp": focus = Math.max(0, focus - 1); markFocus(); break;
     case "Enter": submitItem(); break;
     case "c": {
-      const node = root.querySelectorAll(".window:not(.locked) textarea")[focus];
-      if (node) node.focus();
+      const node = currentNode();
+      const box = node && node.querySelector("textarea");
+      if (box && item.seen()) box.focus();
       break;
     }
-    case "Space": {
-      const node = root.querySelectorAll(".window:not(.locked)")[focus];
-      const video = node && node.querySelector("video");
-      if (video) { if (video.paused) video.play().catch(() => {}); else video.pause(); }
-      break;
-    }
+    case "Space": toggleCurrent(); break;
+    case "p": playPair(); break;
     default:
       return;
   }
   event.preventDefault();
 }
 
-// The help overlay is built from the one table above (docs/boundary-audit.md lists the same keys).
+function label(field) {
+  const w = state && state.windows.find((x) => x.name === field);
+  return w ? `${w.position}. ${w.label}` : field;
+}
+
 const item = campaignItem(root, {
+  kind: "boundary",
   draft: () => ({ payload: { windows: answers } }),
   done: (s) => s.phase === "done",
   stage: (s) => s.phase,
@@ -186,7 +264,8 @@ const item = campaignItem(root, {
     if (next.windows.some((w, n) => w.clip.status !== prev.windows[n].clip.status)) updateClips();
   },
   preparing: (s) => s.windows.some((w) => w.clip.status === "preparing"),
-  bindings: BOUNDARY_BINDINGS,
+  label,
+  question: (field) => (state ? ruled().findIndex((w) => w.name === field) : -1),
   onKey,
 });
 $("submit").addEventListener("click", submitItem);

@@ -1,6 +1,7 @@
 // The blind rating page: renders the server's blind state (textContent only), autosaves the
-// scores as a draft, and works from the keyboard alone: digits type a score, Tab moves to the
-// next one, Enter submits (the first triplet opens the second; the second goes to the next item).
+// scores as a draft, and works from the keyboard alone: the scores are the page's questions,
+// digits type one, Tab moves to the next, Enter submits (the first triplet opens the second; the
+// second goes to the next item), "?" shows the keys of every review page (review-keys.js).
 import { campaignItem } from "./campaign-item.js";
 
 const DIMENSIONS = ["local", "procedural", "next"];
@@ -23,7 +24,7 @@ function values() {
 
 function render() {
   $("instructions").textContent = state.instructions || "";
-  $("position").textContent = state.part === "done" ? "done" : `${state.position} of ${state.of}`;
+  $("position").textContent = state.part === "done" ? "· done" : `· prediction ${state.position} of ${state.of}`;
   $("ref-local").textContent = state.reference.local;
   $("ref-procedural").textContent = state.reference.procedural;
   $("ref-next").textContent = state.reference.next;
@@ -63,16 +64,19 @@ function render() {
 async function submitPart(event) {
   if (event) event.preventDefault();
   if (!state || state.part === "done") return;
-  const next = await item.submit({ part: state.part, payload: values() }, (error) => {
-    const first = DIMENSIONS.find((d) => (error.body || {})[d]);
-    if (first) form.elements[first].focus();
-  });
-  if (!next) return;
-  item.status("Submitted", "ok");
-  if (next.part === "done") await item.goNext();
+  const next = await item.submit({ part: state.part, payload: values() });
+  if (next && next.part !== "done") item.status("Submitted: now the second prediction of this step.", "ok");
 }
 
+const LABELS = { local: "Local intent", procedural: "Procedural intent", next: "Next step", reason: "Reason" };
+
 const item = campaignItem(root, {
+  kind: "judge_validation",
+  // A number field takes neither "?" nor a letter: the help and j / k work from the scores too
+  // (the arrows stay the field's own: they step the number).
+  anywhere: ["?", "j", "k"],
+  label: (field) => LABELS[field] || field,
+  question: (field) => DIMENSIONS.indexOf(field),
   draft: () => ({ part: state.part, payload: values() }),
   done: (s) => s.part === "done",
   stage: (s) => s.part,

@@ -46,7 +46,7 @@ export const BINDINGS = [
 
 const PRETTY = { ArrowLeft: "←", ArrowRight: "→", ArrowUp: "↑", ArrowDown: "↓", " ": "Space" };
 
-function pretty(key) {
+export function pretty(key) {
   return key.split("+").map((k) => PRETTY[k] || k).join("+");
 }
 
@@ -112,11 +112,31 @@ export function listenForShortcuts(handler, { anywhere = [] } = {}) {
   });
 }
 
-// A button clicked with the pointer gives the focus back to the page, so the next key is a
-// shortcut again; a button reached with Tab keeps it (its keys stay its own).
-export function releaseFocusAfterClick(root) {
+// Controls whose keys are their own but that take no text: clicked with the pointer, they give
+// the focus back (below). A field that takes text keeps it: the person is about to type there.
+const CONTROLS = "button, input, video, audio, summary, [role=button], [role=checkbox], [role=radio]";
+const TAKES_TEXT = "textarea, select, [contenteditable], input:not([type=checkbox]):not([type=radio])"
+  + ":not([type=button]):not([type=submit]):not([type=reset]):not([type=range]):not([type=color])";
+
+export function takesText(element) {
+  return Boolean(element && element instanceof Element && (element.isContentEditable || element.matches(TAKES_TEXT)));
+}
+
+// A control clicked with the pointer (a button, a checkbox, a native video control) gives the
+// focus back, so the next key is a shortcut again: to `home(control)` when that names a place
+// (a review page's question), else to the page itself. A control reached with the keyboard keeps
+// the focus (its keys stay its own), and so does one that takes text.
+export function releaseFocusAfterClick(root, { home = null } = {}) {
   root.addEventListener("click", (event) => {
-    const button = event.target instanceof Element ? event.target.closest("button") : null;
-    if (button && event.detail > 0 && document.activeElement === button) button.blur();
+    if (event.detail === 0) return; // a keyboard activation, not a pointer click
+    // Look once the click's own default actions are done (a label focuses its checkbox then).
+    setTimeout(() => {
+      const active = document.activeElement;
+      if (!(active instanceof Element) || !root.contains(active) || takesText(active)) return;
+      if (!active.matches(CONTROLS)) return;
+      const place = home ? home(active) : null;
+      if (place) place.focus({ preventScroll: true });
+      else active.blur();
+    }, 0);
   });
 }

@@ -1,47 +1,20 @@
 // The QA group review page: the clip of the group's span with every evidence interval on its
 // timeline, the turns, per-turn checks, a decision with reasons, proposed edits. Renders the
-// server's state with textContent only, autosaves a draft, and is driven from the keyboard
-// under the workspace's focus rule (keys.js). Jumping to an interval lands the frame-exact
-// player (player.js) on the interval's first frame, then plays the interval, with sound for
-// auditory evidence.
+// server's state with textContent only, autosaves a draft, and runs on the key scheme of every
+// review page (campaign-item.js, review-keys.js): each (turn, check) is a question and the
+// decision is the last one; p/f/s answer the current check and stay on it. Once submitted the
+// group is read-only and the next one opens. Jumping to an interval lands the frame-exact player
+// (player.js) on the interval's first frame, then plays the interval, with sound for auditory
+// evidence.
 import { campaignItem, el } from "./campaign-item.js";
 import { FrameIndex, clock } from "./frames.js";
 import { Player } from "./player.js";
-
-export const QA_BINDINGS = [
-  ["Clip", [
-    [["1", "2", "3", "4", "5", "6", "7", "8", "9"], "jump to evidence interval 1 … 9 and play it", "jump"],
-    [["g"], "back to the first frame of that interval, paused", "first"],
-    [["Space"], "play / pause", "play"],
-  ]],
-  ["Checks", [
-    [["j", "ArrowDown"], "next check", "down"],
-    [["k", "ArrowUp"], "previous check", "up"],
-    [["p"], "pass for the focused check", "pass"],
-    [["f"], "fail for the focused check", "fail"],
-    [["s"], "unsure for the focused check", "unsure"],
-  ]],
-  ["Decision", [
-    [["a"], "accept", "accept"],
-    [["r"], "request revision", "revise"],
-    [["x"], "reject", "reject"],
-    [["u"], "uncertain", "uncertain"],
-    [["m"], "the media will not play (forces uncertain)", "unplayable"],
-    [["v"], "the evidence cannot be verified (forces uncertain)", "unverifiable"],
-    [["c"], "write a comment", "comment"],
-    [["e"], "propose an edit (focus the edit form)", "edit"],
-    [["Enter"], "submit the decision", "submit"],
-    [["Escape"], "leave a field, close the help", "escape"],
-    [["?"], "this help", "help"],
-  ]],
-];
 
 const root = document.getElementById("qa");
 const $ = (role) => root.querySelector(`[data-role=${role}]`);
 
 let state = null;
 let player = null;
-let focus = 0;
 let answer = emptyAnswer();
 let lastJump = null; // the evidence interval jumped to last
 let jumpToken = 0; // a later key cancels an earlier jump's playback
@@ -127,7 +100,8 @@ function drawPlayhead() {
   const head = $("playhead");
   const t = player.index.timeOf(player.frame);
   if (head) head.style.left = `${Math.min(100, (100 * t) / state.span_us)}%`;
-  $("frame-readout").textContent = `Frame ${player.frame + 1} of ${player.index.count} · ${seconds(t)}`;
+  // Frames numbered from 0 as in the workspace (and as an interval edit takes them: #36).
+  $("frame-readout").textContent = `#${player.frame} · ${clock(t)} · ${player.index.count} frames on the clip`;
 }
 
 async function jump(number) {
@@ -185,24 +159,50 @@ function renderTurns() {
   $("turns").replaceChildren(...items);
 }
 
+const CHECK_KEYS = { pass: "p", fail: "f", unsure: "s" };
+
+function locked() {
+  return Boolean(state && state.done);
+}
+
 function renderChecks() {
   const rows = checkRows().map((row, i) => {
-    const li = el("li", { class: i === focus ? "criterion focused" : "criterion", "data-index": String(i) });
+    const li = el("li", { class: "criterion", "data-index": String(i) });
+    if (locked()) {
+      li.classList.add("locked");
+    } else {
+      li.tabIndex = 0;
+      li.dataset.question = "";
+    }
+    li.setAttribute("aria-label", `Turn ${row.turn + 1}: ${row.check.label}`);
     li.append(el("span", { class: "name" }, `Turn ${row.turn + 1}: ${row.check.label}`));
     const current = (answer.turns[row.turn] || {})[row.check.code] || "";
     for (const value of state.check_values) {
-      const b = el("button", { type: "button", "aria-pressed": String(current === value), "data-value": value }, labelOf(state.check_value_labels, value));
-      b.addEventListener("click", () => { focus = i; setCheck(value); });
+      const b = el("button", { type: "button", tabindex: "-1", "aria-pressed": String(current === value), "data-value": value }, `${labelOf(state.check_value_labels, value)} (${CHECK_KEYS[value] || value[0]})`);
+      b.disabled = locked();
+      b.addEventListener("click", () => { item.focusQuestion(i, { focus: false }); setCheck(value, { seen: true }); });
       li.append(b);
     }
     return li;
   });
   $("checks").replaceChildren(...rows);
+  const decision = $("decision");
+  if (locked()) {
+    delete decision.dataset.question;
+    decision.removeAttribute("tabindex");
+    decision.classList.remove("focused");
+  }
+  else {
+    decision.dataset.question = "";
+    decision.tabIndex = 0;
+  }
 }
 
 function renderDecision() {
   const buttons = state.decisions.map((d) => {
-    const b = el("button", { type: "button", "aria-pressed": String(answer.decision === d.code), "data-decision": d.code }, d.label);
+    const key = { accept: "a", revise: "r", reject: "x", uncertain: "u" }[d.code];
+    const b = el("button", { type: "button", tabindex: "-1", "aria-pressed": String(answer.decision === d.code), "data-decision": d.code }, key ? `${d.label} (${key})` : d.label);
+    b.disabled = locked();
     b.addEventListener("click", () => setDecision(d.code));
     return b;
   });
@@ -211,6 +211,7 @@ function renderDecision() {
     const label = el("label", {});
     const box = el("input", { type: "checkbox", value: r.code, "data-reason": r.code });
     box.checked = answer.reasons.includes(r.code);
+    box.disabled = locked();
     box.addEventListener("change", () => {
       answer.reasons = state.reasons.map((x) => x.code).filter((c) => root.querySelector(`[data-reason=${c}]`).checked);
       item.changed();
@@ -222,6 +223,7 @@ function renderDecision() {
   $("unplayable").checked = answer.media_unplayable;
   $("unverifiable").checked = answer.evidence_unverifiable;
   $("comment").value = answer.comment;
+  for (const role of ["unplayable", "unverifiable", "comment"]) $(role).disabled = locked();
 }
 
 function renderEdits() {
@@ -229,9 +231,11 @@ function renderEdits() {
     const li = el("li", { "data-edit": String(i) });
     const where = [edit.turn != null ? `turn ${edit.turn + 1}` : "", edit.evidence != null ? `evidence ${edit.evidence + 1}` : ""].filter(Boolean).join(", ");
     li.append(el("span", {}, `${edit.field}${where ? ` (${where})` : ""}: ${JSON.stringify(edit.value)} — ${edit.reason} `));
-    const remove = el("button", { type: "button" }, "Remove");
-    remove.addEventListener("click", () => { answer.edits.splice(i, 1); renderEdits(); item.changed(); });
-    li.append(remove);
+    if (!locked()) {
+      const remove = el("button", { type: "button" }, "Remove");
+      remove.addEventListener("click", () => { answer.edits.splice(i, 1); renderEdits(); item.changed(); });
+      li.append(remove);
+    }
     return li;
   });
   $("edits").replaceChildren(...items);
@@ -241,7 +245,7 @@ const GROUP_FIELDS = ["structure", "category", "modality"];
 const EVIDENCE_FIELDS = ["interval", "evidence_modality", "description"];
 const PLACEHOLDERS = {
   options: "option one | option two | …",
-  interval: "start–end in seconds on the clip, e.g. 1.20-2.50",
+  interval: "start–end on the clip: 1.2-2.5, 0:01.200-0:02.500 or #36-#75",
   structure: "node, edge, chain or loop",
   modality: "visual, auditory or audio_visual",
   evidence_modality: "visual or auditory",
@@ -272,11 +276,9 @@ function renderEditForm() {
 
 function editValue(code, text) {
   if (code === "options") return text.split("|").map((s) => s.trim()).filter(Boolean);
-  if (code === "interval") {
-    const m = text.match(/^\s*([0-9.]+)\s*[-–]\s*([0-9.]+)\s*$/);
-    if (!m) return null;
-    return [Math.round(Number(m[1]) * 1e6), Math.round(Number(m[2]) * 1e6)];
-  }
+  // An interval goes as typed: the server reads it on the clip's frames (one parser for typed
+  // times, studio.display.parse_timecode) and names what it cannot read.
+  if (code === "interval") return text.trim();
   return text.trim();
 }
 
@@ -303,23 +305,30 @@ function addEdit() {
   document.activeElement.blur();
 }
 
-function setCheck(value) {
-  const row = checkRows()[focus];
-  if (!row) return;
+// A check's answer stays on its check: j (or Tab) moves on.
+function setCheck(value, { seen = false } = {}) {
+  const row = checkRows()[item.index];
+  if (!row || locked()) {
+    if (!row) item.status("Move to a check first (k).");
+    return;
+  }
+  if (!seen && !item.seen()) return;
   while (answer.turns.length <= row.turn) answer.turns.push({});
   answer.turns[row.turn] = { ...answer.turns[row.turn], [row.check.code]: value };
-  if (focus < checkRows().length - 1) focus += 1;
   renderChecks();
+  item.mark();
   item.changed();
 }
 
 function setDecision(code) {
+  if (locked()) return;
   answer.decision = code;
   renderDecision();
   item.changed();
 }
 
 function toggle(key) {
+  if (locked()) return;
   answer[key] = !answer[key];
   if (answer[key]) answer.decision = "uncertain";
   renderDecision();
@@ -338,17 +347,14 @@ function payload() {
 
 async function submitDecision() {
   if (state.done) return;
-  if (await item.submit({ part: "", payload: payload() })) item.status("Decision submitted.", "ok");
+  await item.submit({ part: "", payload: payload() });
 }
 
 // --- keys ------------------------------------------------------------------------------------
 
 function onKey(name, event) {
   const acts = {
-    " ": () => player && player.toggle(),
     Space: () => player && player.toggle(),
-    j: () => moveFocus(1), ArrowDown: () => moveFocus(1),
-    k: () => moveFocus(-1), ArrowUp: () => moveFocus(-1),
     p: () => setCheck("pass"), f: () => setCheck("fail"), s: () => setCheck("unsure"),
     a: () => setDecision("accept"), r: () => setDecision("revise"),
     x: () => setDecision("reject"), u: () => setDecision("uncertain"),
@@ -378,11 +384,6 @@ async function backToFirst() {
   root.dataset.landed = `${lastJump.number}:${player.frame}`;
 }
 
-function moveFocus(delta) {
-  focus = Math.min(Math.max(focus + delta, 0), checkRows().length - 1);
-  renderChecks();
-}
-
 function renderAll() {
   $("structure").textContent = state.structure_label;
   $("modality").textContent = state.modality_label;
@@ -396,13 +397,14 @@ function renderAll() {
   renderEdits();
   $("done").hidden = !state.done;
   $("submit").hidden = state.done;
-  root.dataset.done = state.done ? "1" : "";
+  $("edit-form").hidden = state.done;
 }
 
 let loaded = false;
 
 // The first state brings the saved answer and the edit form; later ones (a submission, the clip
-// once it is prepared) are rendered over what the reviewer has.
+// once it is prepared) are rendered over what the reviewer has. A submitted group shows what
+// was submitted, read-only.
 function adopt(next) {
   state = next;
   if (!loaded) {
@@ -411,10 +413,31 @@ function adopt(next) {
     if (saved) answer = { ...emptyAnswer(), ...saved };
     renderEditForm();
   }
+  if (next.answer) answer = { ...emptyAnswer(), ...next.answer };
   renderAll();
+  if (!next.done) item.focusQuestion(item.index);
+}
+
+// The server names a bad field by its path ("turns.0.evidence_alignment"): the page by its label.
+function label(field) {
+  const m = /^turns\.(\d+)\.(\w+)$/.exec(field);
+  if (m && state) {
+    const check = state.checks.find((c) => c.code === m[2]);
+    return `Turn ${Number(m[1]) + 1} · ${check ? check.label : m[2]}`;
+  }
+  return { decision: "Decision", reasons: "Reasons", comment: "Comment", edits: "Proposed edits", turns: "Checks" }[field] || field;
+}
+
+function questionOfField(field) {
+  const m = /^turns\.(\d+)\.(\w+)$/.exec(field);
+  if (m && state) return Number(m[1]) * state.checks.length + state.checks.findIndex((c) => c.code === m[2]);
+  return ["decision", "reasons", "comment"].includes(field) && state ? checkRows().length : -1;
 }
 
 const item = campaignItem(root, {
+  kind: "qa_review",
+  label,
+  question: questionOfField,
   draft: () => ({ part: "", payload: payload() }),
   done: (s) => s.done,
   stage: (s) => s.done,
@@ -424,7 +447,6 @@ const item = campaignItem(root, {
     if (next.clip.status !== "preparing") renderClip();
   },
   preparing: (s) => s.clip.status === "preparing",
-  bindings: QA_BINDINGS,
   onKey,
 });
 $("comment").addEventListener("input", () => { answer.comment = $("comment").value; item.changed(); });

@@ -78,7 +78,7 @@ def test_a_reviewer_does_a_whole_item_from_the_keyboard(
     p1, p2 = subs["phase1"], subs["phase2"]
     assert [p1[c]["label"] for c in ("C1", "C2", "C4", "C5", "C6")] == [
         "valid", "valid", "invalid", "valid", "uncertain"]  # fmt: skip
-    assert p1["C4"]["error_types"] == ["next_not_immediate"]
+    assert p1["C4"]["error_types"] == ["local_inaccurate"]  # C4's own first type
     assert p1["C6"]["comment"] == "keys v i u j k Enter stay text"
     assert p2["C3"]["label"] == "valid" and p2["C7"]["label"] == "invalid"
     assert p2["C7"]["error_types"] == ["next_not_immediate"]
@@ -137,6 +137,12 @@ def test_script_in_labels_and_comments_stays_inert_on_every_audit_page(
     # The report shows no typed text (codes, counts, scene slugs): nothing may run there either.
     check(boss, f"/audit/campaigns/{world.campaign.pk}/report/", "table.report-table", False)
     check(boss, f"/audit/campaigns/{world.campaign.pk}/corrections/", "table.grid")
+    # The editor of a step, with its labels in the page's config (JSON, never run).
+    check(boss, f"/audit/campaigns/{world.campaign.pk}/corrections/?item={item.pk}",
+          "#corrections-player[data-ready=true]")  # fmt: skip
+    check(adj, f"/audit/campaigns/{world.campaign.pk}/corrections/?item={item.pk}",
+          "#corrections-player[data-ready=true]")  # fmt: skip
+    check(adj, "/audit/corrections/", "table.grid", False)
     assert not open_as.dialogs
 
 
@@ -161,7 +167,7 @@ def test_answers_and_comments_survive_a_reload_as_a_draft(
     page.wait_for_selector(".criterion.focused", timeout=15_000)
     c2 = page.locator("[data-criterion=C2]")
     assert c2.locator("[data-label=invalid]").get_attribute("aria-pressed") == "true"
-    assert c2.locator("input[value=local_procedural_overlap]").is_checked()
+    assert c2.locator("input[value=other]").is_checked()  # C2 offers too_long, other
     assert c2.locator("textarea").input_value() == "half-written thought"
     c1 = page.locator("[data-criterion=C1]")
     assert c1.locator("[data-label=valid]").get_attribute("aria-pressed") == "true"

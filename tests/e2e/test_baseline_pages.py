@@ -43,7 +43,8 @@ def _keys(page, *keys):
 
 
 def _write(page, text):
-    """The focused question is answerable: its answer field has the focus; type and leave it."""
+    """The current question is answerable: `a` opens its (next empty) answer; type, leave it."""
+    page.keyboard.press("a")
     page.wait_for_function("() => document.activeElement.matches('.answers input')")
     page.keyboard.type(text)
     page.keyboard.press("Enter")
@@ -102,9 +103,7 @@ def test_a_rater_answers_three_items_from_the_keyboard(
     assert value == "Grab the sponge j k y n 5"
     _keys(page, "j", "n", "1", "j", "y")
     _write(page, "Wipe the table")
-    page.keyboard.press("a")
     _write(page, "Rinse the sponge")
-    page.keyboard.press("a")
     _write(page, "Put the sponge down")
     page.keyboard.press("4")
     _next_item(page, second)
@@ -177,6 +176,7 @@ def test_payloads_in_answers_stay_inert_on_the_rater_and_report_pages(
     check(rater, rater.url, ".dimension.focused")
     assert SCRIPT in rater.locator("[data-role=instructions]").text_content()
     rater.keyboard.press("y")
+    rater.keyboard.press("a")
     rater.keyboard.type(ONERROR)
     rater.keyboard.press("Enter")
     check(rater, rater.url, ".dimension.focused")  # the draft comes back as text

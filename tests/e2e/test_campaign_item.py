@@ -1,7 +1,7 @@
 """The item client every campaign kind shares (static/js/campaign-item.js), in Chromium on the
 rating page: a draft typed while the server cannot be reached says so, stays in the page and
 reaches the server by itself once it can; a refused submission shows the server's reasons and
-keeps what was typed."""
+keeps what was typed, naming each field as the page labels it."""
 
 from __future__ import annotations
 

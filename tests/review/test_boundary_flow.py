@@ -95,7 +95,9 @@ def test_the_item_page_shows_the_windows_in_the_reviewers_order_and_nothing_else
         "windows",
         "draft",
         "answers",
+        "progress",  # the page's "item n of N" (review.campaigns.selectors.item_progress)
     }
+    assert set(state["progress"]) == {"position", "of", "seconds", "done"}
     assert set(state["step"]) == {"local_intent", "next_step"}
     # Each clip is the condition's own window (media.windows), rendered for this user.
     from media.models import RenderedMedia

@@ -36,7 +36,9 @@ def _crawl_item(crawl: Crawl, world, *, answer="Lift the cup"):
     state = json.loads(text)
     assert state["clip"]["status"] == "ready" and not state["submitted"]
     assert set(state) == {"submitted", "campaign_open", "lease_held", "instructions",
-                          "dimensions", "confidence", "draft", "answer", "clip"}  # fmt: skip
+                          "dimensions", "confidence", "draft", "answer", "clip",
+                          "progress"}  # fmt: skip
+    assert set(state["progress"]) == {"position", "of", "seconds", "done"}
     crawl.fetch_media()
     after = crawl.post_json(
         reverse("baseline:item-submit", args=[token]),

@@ -174,3 +174,20 @@ def test_set_page_lists_edits_for_admins_only(world, auditor, admin_user, client
     page = client.get(reverse("qa:set", args=[child.pk])).content.decode()
     assert "Changes against" in page and "Better" in page
     assert str(group.uid) not in page and "question on " in page
+
+
+def test_an_interval_edit_is_read_as_typed_on_the_clips_frames(world, auditor):
+    """The page sends the interval as typed; the server reads each end with the one parser of
+    typed times (studio.display.parse_timecode) on the clip's own frames."""
+    assignment, group = claim_group(world, auditor, structure="chain")
+    start = group.span_start_us
+    clip = [int(t) - start for t in group.video.frame_times_us() if start <= t < group.span_end_us]
+    base = {"decision": "revise", "reasons": ["evidence_misaligned"], "turns": checks(group)}
+    edit = {"field": "interval", "turn": 0, "evidence": 0, "reason": "starts earlier"}
+    typo = {**base, "edits": [{**edit, "value": "soon-#5"}]}
+    with pytest.raises(ValidationError, match="interval: 'soon' is not a time"):
+        qa_review_submit(assignment=assignment, person=auditor, payload=typo)
+    typed = {**base, "edits": [{**edit, "value": "#2 \u2013 0:00.21"}]}
+    qa_review_submit(assignment=assignment, person=auditor, payload=typed)
+    proposed = QaEdit.objects.get().proposed
+    assert proposed == [start + clip[2], start + clip[6]]  # 0.21 s is nearest clip frame 6 (30 fps)
