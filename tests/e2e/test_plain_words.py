@@ -35,6 +35,7 @@ NOT_PAGES = {
     "/submit$": "JSON of an item page",
     "/renew$": "JSON of an item page",
     "progress/": "a fragment the run and study pages poll (checked inside them)",
+    "/clips": "JSON the adjudication pages poll for their clips",
     "export.jsonl": "a download",
     "report.<slug:fmt>": "a download",
     "charts/": "a chart download (the pages draw the same chart inline)",
