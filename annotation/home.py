@@ -7,16 +7,13 @@ from collections.abc import Iterator
 
 from django.db.models import Exists, OuterRef
 from django.urls import reverse
+from django.utils.translation import ngettext
 
 from annotation.models import MicroStep, Release, VideoAssignment
 from annotation.services import label_missing
 from media.models import SourceVideo
 from studio.home import HomeCard, home_card
 from studio.roles import ADJUDICATOR, ADMIN, ANNOTATOR, roles_of
-
-
-def _plural(count: int, one: str, many: str) -> str:
-    return one if count == 1 else many
 
 
 @home_card
@@ -42,7 +39,7 @@ def annotator_cards(user) -> Iterator[HomeCard]:
         url=reverse("annotation:video-list"),
         link_text="My videos",
         count=videos,
-        count_label=_plural(videos, "video assigned", "videos assigned"),
+        count_label=("video assigned", "videos assigned"),
         order=10,
     )
     if problems:
@@ -55,7 +52,7 @@ def annotator_cards(user) -> Iterator[HomeCard]:
             url=reverse("annotation:workspace", args=[first.video_id]),
             link_text=f"Open {first.video.title}",
             count=problems,
-            count_label=_plural(problems, "step with open problems", "steps with open problems"),
+            count_label=("step with open problems", "steps with open problems"),
             order=20,
         )
 
@@ -75,7 +72,7 @@ def adjudicator_cards(user) -> Iterator[HomeCard]:
         url=reverse("annotation:video-list"),
         link_text="All videos",
         count=with_steps,
-        count_label=_plural(with_steps, "video with steps", "videos with steps"),
+        count_label=("video with steps", "videos with steps"),
         order=10,
     )
 
@@ -96,21 +93,19 @@ def admin_cards(user) -> Iterator[HomeCard]:
             url=reverse("admin:media_sourcevideo_import"),
             link_text="Import a video",
             count=0,
-            count_label="videos imported",
+            count_label=("video imported", "videos imported"),
             order=10,
         )
     elif unassigned:
         yield HomeCard(
             role=ADMIN,
             title="Assignments",
-            text=f"{videos} {_plural(videos, 'video is', 'videos are')} imported; assign the rest "
+            text=f"{videos} {ngettext('video is', 'videos are', videos)} imported; assign the rest "
             "to annotators so they appear on their home page.",
             url=reverse("admin:annotation_videoassignment_add"),
             link_text="Assign a video",
             count=unassigned,
-            count_label=_plural(
-                unassigned, "video without an annotator", "videos without an annotator"
-            ),
+            count_label=("video without an annotator", "videos without an annotator"),
             order=10,
         )
     else:
@@ -121,7 +116,7 @@ def admin_cards(user) -> Iterator[HomeCard]:
             url=reverse("annotation:video-list"),
             link_text="All videos",
             count=videos,
-            count_label=_plural(videos, "video assigned", "videos assigned"),
+            count_label=("video assigned", "videos assigned"),
             order=10,
         )
     frozen = Release.objects.filter(frozen_at__isnull=False)
@@ -138,6 +133,6 @@ def admin_cards(user) -> Iterator[HomeCard]:
         url=reverse("admin:annotation_release_freeze"),
         link_text="Freeze a release",
         count=releases,
-        count_label=_plural(releases, "frozen release", "frozen releases"),
+        count_label=("frozen release", "frozen releases"),
         order=30,
     )

@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
+from annotation.history import frame_times, revision_changes
 from annotation.models import FIELD_NAMES, MicroStep
 from annotation.selectors import (
     editable_videos_for,
@@ -16,10 +17,10 @@ from annotation.selectors import (
     video_for_or_404,
     videos_for,
 )
-from annotation.services import REQUIRED_LABELS, label_missing, revision_diff
+from annotation.services import REQUIRED_LABELS, label_missing
 from annotation.tags import MAX_TAGS, TAG_RE
 from annotation.visibility import labels_shown
-from studio.display import clock
+from media.display import mark_text
 from studio.roles import ADJUDICATOR, is_admin, roles_of
 
 # Must match SPEEDS in static/js/player.js.
@@ -116,35 +117,25 @@ def workspace(request: HttpRequest, video_id: int) -> HttpResponse:
     return render(request, "annotation/workspace.html", context)
 
 
-def _shown(field: str, value) -> str:
-    """A revision's value as the history shows it (static/js/history.js: valueText, the same)."""
-    if value is None:
-        return "—"
-    if field.endswith("_us"):
-        return f"{clock(value)} ({value} µs)"
-    if isinstance(value, list):
-        return " · ".join(value) if value else "(none)"
-    return value or "(empty)"
-
-
 @login_required
 def step_history(request: HttpRequest, step_id: int) -> HttpResponse:
     """A step's revisions as a plain page (the workspace shows the same in a panel)."""
     step = step_for_or_404(request.user, step_id)
     labels_shown(request.user, [step])
+    times = frame_times(step)
     revisions = [
-        {
-            "revision": r,
-            "changes": [
-                {
-                    "field": change["field"],
-                    "name": change["name"],
-                    "before": _shown(change["field"], change["before"]),
-                    "after": _shown(change["field"], change["after"]),
-                }
-                for change in revision_diff(r)
-            ],
-        }
+        {"revision": r, "changes": revision_changes(r, times)}
         for r in step.revisions.select_related("author").order_by("-version")
     ]
-    return render(request, "annotation/step_history.html", {"step": step, "revisions": revisions})
+    return render(
+        request,
+        "annotation/step_history.html",
+        {"step": step, "times": times, "revisions": revisions, "now": _now_text(step, times)},
+    )
+
+
+def _now_text(step, times) -> dict:
+    return {
+        field: mark_text(times, getattr(step, field), mark=field)
+        for field in ("start_us", "cutoff_us", "end_us")
+    }

@@ -3,11 +3,13 @@
 1. A study report of 4 models x 14 conditions x 640 steps (32 source videos, 15 scenes): every
    contrast of the three templates (boundary 7, evidence 3, history 3) for every model and all
    models, on every dimension and Overall, with 2,000 source-video bootstrap replicates.
-   Every effect has its micro, scene-macro and video-macro estimate, each with its interval.
+   Every effect has its micro, scene-macro and video-macro estimate, each with its interval, and
+   every condition score of the whole set its micro interval (the condition profile's bars).
    Goal: <= 2 s. Measured without breakdowns (the contrasts and condition scores) and with them
    (every scene and duration bin too). Baseline: a plain loop calling the engine's
-   ``paired_difference`` once per effect and statistic (micro, scene macro, video macro) and
-   pandas ``groupby`` for the condition means.
+   ``paired_difference`` once per effect and statistic (micro, scene macro, video macro),
+   ``clustered_bootstrap`` once per condition score, and pandas ``groupby`` for the condition
+   means.
 2. A leaderboard of 15 models x 3,014 steps (micro, scene and video macro of 8 columns + Overall
    and the diagnostic average, per-scene table). Goal: <= 300 ms. Baseline: pandas groupby.
 3. The cache: the same report requested again (``--db``: a migrated SQLite database in a
@@ -117,7 +119,7 @@ def study_table(rng, models=4, steps=640, videos=32, scenes=15):
 
 def baseline_study(table, contrasts):
     """Per effect one engine call; condition means with pandas. Pair common sets."""
-    from scoring.stats import controlled_valid, controlled_values
+    from scoring.stats import clustered_bootstrap, controlled_valid, controlled_values
 
     values = controlled_values(table)
     comp = values.mean(axis=-1, keepdims=True)
@@ -154,10 +156,15 @@ def baseline_study(table, contrasts):
                     for statistic in ("micro", "scene_macro", "video_macro")
                 }  # fmt: skip
     rows = []
+    intervals = {}
     for mi, model in enumerate(models):
         for ci, cond in enumerate(table.conditions):
             for di, dim in enumerate(dims):
                 v = np.where(valid[ci], values[mi, ci, :, di], np.nan)
+                # each condition score's own interval (the profile chart's bars)
+                intervals[(model, cond, dim)] = clustered_bootstrap(
+                    v, table.videos, n_resamples=2000, seed=SEED
+                )[1:]
                 rows.append(
                     pd.DataFrame(
                         {
@@ -175,7 +182,7 @@ def baseline_study(table, contrasts):
     micro = frame.groupby(keys)["v"].mean()
     scene = frame.groupby([*keys, "scene"])["v"].mean().groupby(keys).mean()
     video = frame.groupby([*keys, "video"])["v"].mean().groupby(keys).mean()
-    return effects, micro, scene, video
+    return effects, micro, scene, video, intervals
 
 
 def leaderboard_arrays(rng, models=15, steps=3014, videos=32, scenes=15):
@@ -228,7 +235,7 @@ def pandas_leaderboard(ref, vid, scene, video):
 
 
 def check_study(result, baseline):
-    effects, micro, _scene, video = baseline
+    effects, micro, _scene, video, intervals = baseline
     worst = 0.0
     for r in result["effects"]:
         if r["stratum"] != "all":
@@ -253,6 +260,8 @@ def check_study(result, baseline):
             continue
         key = (r["model"], r["condition"], r["dimension"])
         worst = max(worst, abs(r["micro"] - micro[key]), abs(r["video_macro"] - video[key]))
+        low, high = intervals[key]
+        worst = max(worst, abs(r["low"] - low), abs(r["high"] - high))
     assert worst < 1e-9, worst
     return worst
 

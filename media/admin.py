@@ -23,6 +23,7 @@ from media.models import (
 from media.probe import MediaRejected
 from media.renders import media_rerun
 from media.subjects import subject_names
+from studio.display import duration as duration_text
 from studio.display import frame_rate, timecode
 from studio.roles import is_admin
 
@@ -61,7 +62,7 @@ class SourceVideoAdmin(admin.ModelAdmin):
 
     @admin.display(description="duration", ordering="duration_us")
     def duration(self, obj) -> str:
-        return timecode(obj.duration_us, frame=obj.frame_count)
+        return duration_text(obj.duration_us, frames=obj.frame_count)
 
     @admin.display(description="frame rate", ordering="fps_num")
     def fps(self, obj) -> str:
@@ -212,7 +213,7 @@ class RenderedMediaAdmin(admin.ModelAdmin):
 
     @admin.display(description="duration")
     def duration(self, obj) -> str:
-        return timecode(obj.duration_us, frame=obj.frame_count)
+        return duration_text(obj.duration_us, frames=obj.frame_count)
 
     @admin.display(description="key")
     def key_short(self, obj) -> str:

@@ -1,5 +1,5 @@
-"""Times of a source video as the admin shows them: timecode, the frame a mark begins, and the
-raw microseconds."""
+"""Times of a source video as the admin shows them: the timecode and the frame the mark names,
+numbered as the workspace numbers them (studio.display.timecode)."""
 
 from __future__ import annotations
 
@@ -22,11 +22,12 @@ def frame_times_of(row, blob: bytes | None) -> np.ndarray | None:
     return cached
 
 
-def mark_text(times: np.ndarray | None, us: int | None) -> str:
-    """``0:04.200 · frame 126 · 4200000 µs``: frame 126 is the first frame at or after the mark."""
+def mark_text(times: np.ndarray | None, us: int | None, *, mark: str | None = None) -> str:
+    """``0:04.200 · frame #126`` (a start or an outcome: the frame the mark begins) or
+    ``0:04.200 · last shown #125`` (a cutoff: the last frame before it)."""
     if us is None:
         return timecode(None)
-    return timecode(us, frame=None if times is None else boundary_index(times, us))
+    return timecode(us, frame=None if times is None else boundary_index(times, us), mark=mark)
 
 
 def mark_column(field: str, description: str, *, frame_times: Callable[[object], bytes | None]):
@@ -35,6 +36,7 @@ def mark_column(field: str, description: str, *, frame_times: Callable[[object],
 
     @admin.display(description=description, ordering=field)
     def show(model_admin, row) -> str:
-        return mark_text(frame_times_of(row, frame_times(row)), getattr(row, field))
+        times = frame_times_of(row, frame_times(row))
+        return mark_text(times, getattr(row, field), mark=field)
 
     return show

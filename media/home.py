@@ -36,6 +36,6 @@ def admin_render_cards(user) -> Iterator[HomeCard]:
         url=reverse("admin:media_renderbatch_changelist"),
         link_text="Render batches",
         count=waiting,
-        count_label="render waiting or running" if waiting == 1 else "renders waiting or running",
+        count_label=("render waiting or running", "renders waiting or running"),
         order=40,
     )

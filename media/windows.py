@@ -49,6 +49,7 @@ from enum import StrEnum
 import numpy as np
 
 from media.timebase import US_PER_SECOND, frames_in_window
+from studio.vocabulary import vocabulary
 
 EARLY_SHIFT_US = US_PER_SECOND // 2
 HISTORY_SHORT_US = 5 * US_PER_SECOND
@@ -80,6 +81,28 @@ FRAME_CONDITIONS = {
     Condition.FIRST_FRAME: "first",
 }
 NO_MEDIA_CONDITIONS = ("scene_only", "prompt_only")
+
+# How people read the conditions (pages, charts); runs, exports and the API keep the codes.
+CONDITIONS_VOCABULARY = vocabulary(
+    "condition",
+    {
+        Condition.OFFICIAL: "Official",
+        Condition.EARLY: "Early",
+        Condition.OUTCOME_VISIBLE: "Outcome visible",
+        Condition.NEXT_VISIBLE: "Next visible",
+        Condition.STEP_ONLY: "Step only",
+        Condition.HISTORY_5S: "5 s of history",
+        Condition.HISTORY_15S: "15 s of history",
+        Condition.PREVIOUS_STEP: "Previous step",
+        Condition.ORDERED: "Frames in order",
+        Condition.SHUFFLED: "Frames shuffled",
+        Condition.LAST_FRAME: "Last frame",
+        Condition.FIRST_FRAME: "First frame",
+        "scene_only": "Scene only",
+        "prompt_only": "Prompt only",
+    },
+    title="Condition",
+)
 
 
 class WindowUnavailable(ValueError):

@@ -15,7 +15,10 @@ class ScoringConfig(AppConfig):
     verbose_name = "Scoring"
 
     def ready(self) -> None:
+        # Also imported for the vocabularies they declare (studio/vocabulary.py): the video
+        # judge's diagnostics, study stages, the reports' exclusion reasons.
         from scoring import baseline_demo, demo, home  # noqa: F401  (demo seeders, home cards)
+        from scoring.judges import scores as _diagnostics  # noqa: F401
         from scoring.judges.handlers import JUDGE_HANDLERS
         from scoring.judges.views import run_page_part as judge_page_part
         from scoring.judgeval import demo as _judgeval_demo  # noqa: F401
@@ -23,6 +26,8 @@ class ScoringConfig(AppConfig):
         from scoring.runs.kinds import call_kind_register
         from scoring.runs.leases import run_item_work
         from scoring.runs.views import run_page_part_register
+        from scoring.studies import progress as _stages  # noqa: F401
+        from scoring.studies import scores as _exclusions  # noqa: F401
         from studio.leases import work_kind_register
 
         work_kind_register(run_item_work())

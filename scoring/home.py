@@ -27,7 +27,7 @@ def admin_run_cards(user) -> Iterator[HomeCard]:
         url=reverse("scoring:run-list"),
         link_text="Runs",
         count=running,
-        count_label="run in progress" if running == 1 else "runs in progress",
+        count_label=("run in progress", "runs in progress"),
         order=50,
     )
 
@@ -49,7 +49,7 @@ def admin_baseline_cards(user) -> Iterator[HomeCard]:
             url=reverse("scoring:baseline-list"),
             link_text="Open the baselines",
             count=count,
-            count_label="baseline campaign" if count == 1 else "baseline campaigns",
+            count_label=("baseline campaign", "baseline campaigns"),
             order=62,
         )
 
@@ -71,7 +71,7 @@ def admin_judgeval_card(user) -> Iterator[HomeCard]:
         url=reverse("scoring:judgeval-list"),
         link_text="Judge-validation reports",
         count=count,
-        count_label="campaign" if count == 1 else "campaigns",
+        count_label=("campaign", "campaigns"),
         order=75,
     )
 
@@ -92,6 +92,6 @@ def admin_qa_report_cards(user) -> Iterator[HomeCard]:
             url=reverse("scoring:qa-reports"),
             link_text="Open the reports",
             count=campaigns,
-            count_label="QA-review campaigns",
+            count_label=("QA-review campaign", "QA-review campaigns"),
             order=62,
         )

@@ -6,10 +6,11 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 
 def clock(us) -> str:
@@ -33,6 +34,16 @@ def iso_time(value: datetime | None) -> str:
     return timezone.localtime(value).isoformat(timespec="seconds")
 
 
+def form_problems(form) -> str:
+    """A form's errors in one line, each named as the page labels its field: ``Endpoint: This
+    field is required.``"""
+    parts = []
+    for name, errors in form.errors.items():
+        prefix = f"{form[name].label}: " if name in form.fields else ""
+        parts.extend(prefix + str(e) for e in errors)
+    return "; ".join(parts)
+
+
 def frame_rate(num: int, den: int) -> str:
     """A rational frame rate and its decimal: ``30000/1001 = 29.97``, ``30/1 = 30``."""
     if not den:
@@ -41,16 +52,69 @@ def frame_rate(num: int, den: int) -> str:
     return f"{num}/{den} = {decimal}"
 
 
-def timecode(us: int | None, *, frame: int | None = None) -> str:
-    """A time for people who also need the stored value: ``0:04.200 · frame 126 · 4200000 µs``
-    (the frame left out when it is not known)."""
+# The frame a mark names, in the workspace's words (static/js/panel.js, _frameText): a cutoff
+# is the first frame withheld, so people read the last frame shown; an end, the step's last
+# frame; any other mark, the frame it begins. Frames are numbered from 0, as the player shows.
+def frame_words(mark: str | None, boundary: int) -> str:
+    """``boundary`` is the index of the first frame at or after the mark."""
+    if mark in ("cutoff", "cutoff_us"):
+        return f"last shown #{boundary - 1}" if boundary > 0 else "no frame shown"
+    if mark in ("end", "end_us"):
+        return f"last #{boundary - 1}" if boundary > 0 else "no frame"
+    return f"frame #{boundary}"
+
+
+def timecode(us: int | None, *, frame: int | None = None, mark: str | None = None) -> str:
+    """A time as people read it everywhere: ``0:04.200 · frame #126``, or for a cutoff
+    ``0:04.200 · last shown #125`` (``frame``: the first frame at or after ``us``; left out when
+    it is not known)."""
     if us is None:
         return "—"
-    parts = [clock(us)]
-    if frame is not None:
-        parts.append(f"frame {frame}")
-    parts.append(f"{us} µs")
-    return " · ".join(parts)
+    if frame is None:
+        return clock(us)
+    return f"{clock(us)} · {frame_words(mark, frame)}"
+
+
+def duration(us: int | None, *, frames: int | None = None) -> str:
+    """A length: ``1:00.000 · 1800 frames``."""
+    if us is None:
+        return "—"
+    if frames is None:
+        return clock(us)
+    return f"{clock(us)} · {count(frames, 'frame', 'frames')}"
+
+
+def count(n: int, singular: str, plural: str) -> str:
+    """``1 criterion``, ``3 criteria``: the number with the right form (Django's ngettext, so a
+    translation may supply its own forms)."""
+    return f"{n} {ngettext(singular, plural, n)}"
+
+
+EN_DASH = "\u2013"
+
+
+def span(start_us: int | None, end_us: int | None) -> str:
+    """A stretch of a video: ``0:12.000\u20130:13.400`` (an en dash between)."""
+    if start_us is None or end_us is None:
+        return "—"
+    return f"{clock(start_us)}{EN_DASH}{clock(end_us)}"
+
+
+def moment(value: datetime | str | None) -> str:
+    """A moment for people: to the second, in the current time zone (the person's, see
+    studio.middleware.TimeZoneMiddleware), with the zone's name: ``2026-03-01 15:05:09 CET``.
+    Takes an aware datetime or its ISO 8601 text."""
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return value
+        if timezone.is_naive(value):
+            value = timezone.make_aware(value, UTC)
+    local = timezone.localtime(value)
+    return f"{local:%Y-%m-%d %H:%M:%S} {local.tzname() or ''}".rstrip()
 
 
 # --- reading times people type ------------------------------------------------------------------

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from django.utils.translation import ngettext
+
 from studio.roles import ADJUDICATOR, ADMIN, ANNOTATOR, AUDITOR, RATER, ROLES, roles_of
 
 
@@ -29,8 +31,16 @@ class HomeCard:
     url: str = ""
     link_text: str = ""
     count: int | None = None
-    count_label: str = ""  # e.g. "audit items waiting", "videos assigned"
+    # What is counted, singular and plural: ("video assigned", "videos assigned").
+    count_label: tuple[str, str] | str = ""
     order: int = 100
+
+    @property
+    def count_words(self) -> str:
+        """The count's words in the form its number takes (ngettext)."""
+        if isinstance(self.count_label, str):
+            return self.count_label
+        return ngettext(*self.count_label, self.count or 0)
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:

@@ -1,4 +1,10 @@
+import functools
+import re
+import zoneinfo
+from urllib.parse import unquote
+
 from django.conf import settings
+from django.utils import timezone
 
 # Scripts and styles come only from our own static files: no inline script, no eval. Media is
 # same-origin (served through the access check) and blob: for the frame-exact player.
@@ -107,3 +113,35 @@ def _is_superuser(request) -> bool:
         return bool(user is not None and user.is_superuser)
     except Exception:  # the user could not even be loaded (the error may be that)
         return False
+
+
+TIME_ZONE_COOKIE = "tz"
+# An IANA zone name as browsers report it ("Europe/Paris", "America/Argentina/Buenos_Aires").
+_ZONE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_+\-]*(?:/[A-Za-z0-9_+\-]+){0,2}$")
+
+
+@functools.lru_cache(maxsize=256)
+def _zone(name: str):
+    if not _ZONE_NAME.match(name):
+        return None
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        return None
+
+
+class TimeZoneMiddleware:
+    """Pages show moments in the person's own time zone: ``static/js/time-zone.js`` stores the
+    browser's zone in the ``tz`` cookie, and every request activates it (a missing or unknown
+    zone leaves ``TIME_ZONE``). Only display changes: stored times are UTC."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        zone = _zone(unquote(request.COOKIES.get(TIME_ZONE_COOKIE, ""))[:64])
+        if zone is None:
+            timezone.deactivate()
+            return self.get_response(request)
+        with timezone.override(zone):
+            return self.get_response(request)

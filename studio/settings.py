@@ -85,6 +85,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "studio.middleware.TimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "studio.middleware.ContentSecurityPolicyMiddleware",
@@ -173,6 +174,8 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
+# Dates to the second with their zone, in the admin too (studio/formats/en/formats.py).
+FORMAT_MODULE_PATH = ["studio.formats"]
 
 # --- Static and media files ------------------------------------------------------------------
 STATIC_URL = "static/"

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from annotation.history import revision_changes
 from annotation.models import MicroStep, StepRevision
-from annotation.services import REQUIRED_LABELS, revision_diff
-from studio.display import iso_time
+from annotation.services import REQUIRED_LABELS
+from studio.display import iso_time, moment
 
 STEP_FIELDS = (
     "id",
@@ -74,13 +75,15 @@ def video_payload(video) -> dict:
     }
 
 
-def revision_payload(revision: StepRevision) -> dict:
+def revision_payload(revision: StepRevision, times=None) -> dict:
+    """``times``: the video's frame-time index, for the changes' texts (annotation.history)."""
     return {
         "version": revision.version,
         "action": revision.action,
         "action_name": revision.get_action_display(),
         "author": revision.author.get_username() if revision.author_id else None,
         "created_at": iso_time(revision.created_at),
+        "created_at_text": moment(revision.created_at),
         "reason": revision.reason,
-        "changes": revision_diff(revision),
+        "changes": revision_changes(revision, times),
     }

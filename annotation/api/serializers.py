@@ -180,6 +180,10 @@ class ChangeOutput(serializers.Serializer):
     name = serializers.CharField(help_text="The field's name on the pages (Start, Local intent…).")
     before = serializers.JSONField(allow_null=True)
     after = serializers.JSONField(allow_null=True)
+    before_text = serializers.CharField(
+        help_text="The value as pages show it: a time as 0:04.200 · last shown #125."
+    )
+    after_text = serializers.CharField(help_text="The same for the new value.")
 
 
 class RevisionOutput(serializers.Serializer):
@@ -189,6 +193,9 @@ class RevisionOutput(serializers.Serializer):
     author = serializers.CharField(allow_null=True)
     created_at = serializers.DateTimeField(
         help_text="ISO 8601 to the second, in the display time zone, with its offset."
+    )
+    created_at_text = serializers.CharField(
+        help_text="The same moment as pages show it: to the second, in the person's time zone."
     )
     reason = serializers.CharField()
     changes = ChangeOutput(many=True)

@@ -29,6 +29,7 @@ from rest_framework.response import Response
 from annotation import services
 from annotation.api import serializers as s
 from annotation.api.payloads import revision_payload, step_payload, steps_payload, video_payload
+from annotation.history import frame_times
 from annotation.models import MicroStep
 from annotation.rendering import step_official_preview
 from annotation.selectors import step_for_or_404, video_for_or_404
@@ -386,11 +387,12 @@ class StepHistoryApi(WorkspaceApiView):
         step = step_for_or_404(request.user, step_id)
         labels_shown(request.user, [step])
         revisions = step.revisions.select_related("author").order_by("-version")
+        times = frame_times(step)
         return Response(
             {
                 "step": step_payload(step),
                 "title": step.display_name,
-                "revisions": [revision_payload(r) for r in revisions],
+                "revisions": [revision_payload(r, times) for r in revisions],
             }
         )
 

@@ -17,11 +17,25 @@ from django.db import models
 from django.db.models import F, Q
 
 from media.timebase import MAX_STEP_US
+from studio.display import clock
+from studio.vocabulary import vocabulary
 
 TIME_FIELDS = ("start_us", "cutoff_us", "outcome_us", "end_us")
 LABEL_FIELDS = ("local_intent", "procedural_intent", "next_step", "plausible_next_steps")
 # Breakdown tags (annotation/tags.py): edited with the labels, hidden like them.
 TAG_FIELDS = ("tags",)
+# The three judged dimensions of a step's labels and their mean, as scores, ratings and
+# reports name them (review and scoring read this one vocabulary).
+DIMENSIONS_VOCABULARY = vocabulary(
+    "dimension",
+    {
+        "local": "Local intent",
+        "procedural": "Procedural intent",
+        "next": "Next step",
+        "overall": "Overall",
+    },
+    title="Dimension",
+)
 # How every page names a step's fields (the history page, the workspace, its overlays).
 FIELD_NAMES = {
     "start_us": "Start",
@@ -35,6 +49,7 @@ FIELD_NAMES = {
     "tags": "Tags",
     "status": "Status",
 }
+vocabulary("step_field", FIELD_NAMES, title="Field")
 
 
 class NoDeleteQuerySet(models.QuerySet):
@@ -103,7 +118,10 @@ class MicroStep(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.video_id}/{self.position} [{self.start_us}, {self.cutoff_us})"
+        # The admin's title of the row: its video's id, its number, its observation as timecodes
+        # (display_name names the video too, at the cost of a query).
+        window = f"[{clock(self.start_us)}, {clock(self.cutoff_us)})"
+        return f"video {self.video_id}, step {self.position + 1} {window}"
 
     def delete(self, *args, **kwargs):
         raise PermissionError("Annotation rows are never deleted; retract the step instead.")
@@ -175,3 +193,7 @@ class StepRevision(models.Model):
 
     def delete(self, *args, **kwargs):
         raise PermissionError("Revisions are never deleted.")
+
+
+vocabulary("step_status", MicroStep.Status, title="Status")
+vocabulary("revision_action", StepRevision.Action, title="Change")

@@ -7,10 +7,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from studio.vocabulary import vocabulary
+
 VALID = "valid"
 INVALID = "invalid"
 UNCERTAIN = "uncertain"
 LABELS = (VALID, INVALID, UNCERTAIN)
+LABELS_VOCABULARY = vocabulary(
+    "audit_label", {VALID: "Valid", INVALID: "Invalid", UNCERTAIN: "Uncertain"}, title="Label"
+)
 # An adjudicator decides; "uncertain" is not an answer there.
 ADJUDICATION_LABELS = (VALID, INVALID)
 
@@ -57,6 +62,10 @@ CRITERIA: tuple[Criterion, ...] = (
 )
 CRITERION_IDS = tuple(c.id for c in CRITERIA)
 BY_ID: dict[str, Criterion] = {c.id: c for c in CRITERIA}
+# The id stays in the label: reviewers, the docs and the paper call the criteria C1-C7.
+CRITERIA_VOCABULARY = vocabulary(
+    "criterion", {c.id: f"{c.id} {c.name}" for c in CRITERIA}, title="Criterion"
+)
 
 # What the boundary audit rules on instead of criteria (review.boundary.windows words them for
 # people, in this order): an adjudication is keyed by a criterion or one of these windows.
@@ -91,6 +100,9 @@ DEFAULT_ERROR_TYPES: tuple[ErrorType, ...] = (
     ErrorType("other", "Other (say what in the comment)"),
 )
 DEFAULT_ERROR_CODES = tuple(e.code for e in DEFAULT_ERROR_TYPES)
+ERROR_TYPES_VOCABULARY = vocabulary(
+    "error_type", {e.code: e.name for e in DEFAULT_ERROR_TYPES}, title="Error type"
+)
 CODE_PATTERN = r"^[a-z][a-z0-9_]{1,39}$"
 
 
@@ -146,3 +158,13 @@ CORRECTION_TYPES: tuple[CorrectionType, ...] = (
     CorrectionType("add_plausible", "Add a plausible next action"),
 )
 CORRECTION_CODES = tuple(c.code for c in CORRECTION_TYPES)
+# The report counts two more rows beside the types (review/audit/report.py).
+CORRECTIONS_VOCABULARY = vocabulary(
+    "correction_type",
+    {
+        **{c.code: c.name for c in CORRECTION_TYPES},
+        "at_least_one": "Items with at least one correction",
+        "deleted_steps": "Audited steps no longer active",
+    },
+    title="Correction",
+)

@@ -25,7 +25,7 @@ def audit_cards(user):
                 url=reverse("audit:queue"),
                 link_text="Open the queue",
                 count=queued,
-                count_label="criteria to adjudicate",
+                count_label=("criterion to adjudicate", "criteria to adjudicate"),
                 order=20,
             )
     if ADJUDICATOR in roles:
@@ -57,6 +57,6 @@ def audit_cards(user):
                 url=reverse("audit:reports"),
                 link_text="Open the audits",
                 count=audits,
-                count_label="audit campaigns",
+                count_label=("audit campaign", "audit campaigns"),
                 order=60,
             )

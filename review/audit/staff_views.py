@@ -105,9 +105,8 @@ def adjudication_page(request, campaign_id: int, item_id: int):
     clips, window = _clips(request.user, release_step)
     origin = window.start_us if window else release_step.start_us
     marks = {
-        n: (getattr(release_step, f"{n}_us") - origin) / 1e6
-        for n in ("start", "cutoff", "outcome", "end")
-    }
+        n: getattr(release_step, f"{n}_us") - origin for n in ("start", "cutoff", "outcome", "end")
+    }  # on the context clip's own clock
     references_logged(request, item)
     return render(
         request,

@@ -22,8 +22,10 @@ from collections.abc import Mapping
 
 from django.core.exceptions import ValidationError
 
+from annotation.models.steps import DIMENSIONS_VOCABULARY
+
 DIMENSIONS = ("local", "procedural", "next")
-DIMENSION_NAMES = {"local": "Local intent", "procedural": "Procedural intent", "next": "Next step"}
+DIMENSION_NAMES = {d: DIMENSIONS_VOCABULARY.label(d) for d in DIMENSIONS}
 MAX_ANSWERS = {"local": 1, "procedural": 1, "next": 3}
 CONFIDENCE = (1, 2, 3, 4, 5)
 MAX_TEXT = 500

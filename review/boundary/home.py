@@ -25,7 +25,7 @@ def boundary_cards(user):
                 url=reverse("boundary:queue"),
                 link_text="Open the queue",
                 count=queued,
-                count_label="windows to adjudicate",
+                count_label=("window to adjudicate", "windows to adjudicate"),
                 order=21,
             )
     if ADMIN in roles:
@@ -41,6 +41,6 @@ def boundary_cards(user):
                 url=reverse("boundary:reports"),
                 link_text="Open the boundary audits",
                 count=audits,
-                count_label="boundary campaigns",
+                count_label=("boundary campaign", "boundary campaigns"),
                 order=61,
             )

@@ -11,6 +11,7 @@ import hashlib
 import uuid
 from dataclasses import dataclass
 
+from media.windows import CONDITIONS_VOCABULARY
 from review.audit.criteria import (
     ADJUDICATION_LABELS,
     INVALID,
@@ -35,30 +36,30 @@ __all__ = [
 @dataclass(frozen=True)
 class WindowRule:
     name: str  # the condition (media.windows.Condition value)
-    label: str
     requirement: str  # what "valid" means, in the reviewer's words
+
+    @property
+    def label(self) -> str:
+        """The condition's one label (media.windows)."""
+        return CONDITIONS_VOCABULARY.label(self.name)
 
 
 WINDOWS: tuple[WindowRule, ...] = (
     WindowRule(
         "early",
-        "Early",
         "Ends before the official cutoff, and the action is still visibly under way at its "
         "last frame.",
     ),
     WindowRule(
         "official",
-        "Official",
         "Ends before the decisive outcome of the step can be seen.",
     ),
     WindowRule(
         "outcome_visible",
-        "Outcome visible",
         "Runs far enough that the result of the step can be seen.",
     ),
     WindowRule(
         "next_visible",
-        "Next visible",
         "Runs on into the following step, so the beginning of that next action can be seen.",
     ),
 )

@@ -12,6 +12,7 @@ from review.campaigns.kinds import campaign_kind
 from review.campaigns.models import Campaign
 from review.campaigns.selectors import my_campaigns
 from review.campaigns.services import claimable_later
+from studio.display import count
 from studio.home import HomeCard, home_card
 from studio.roles import ADMIN, roles_of
 
@@ -33,13 +34,13 @@ def campaign_cards(user) -> Iterator[HomeCard]:
         yield HomeCard(
             role=roles[0],
             title=campaign.name,
-            text=f"{kind.label}: {waiting} item(s) may still come to you."
+            text=f"{kind.label}: {count(waiting, 'item', 'items')} may still come to you."
             if waiting
             else f"{kind.label}: you have done every item that was yours.",
             url=reverse("campaigns:next", args=[campaign.pk]),
             link_text="Open the campaign",
             count=waiting,
-            count_label="items waiting",
+            count_label=("item waiting", "items waiting"),
             order=30,
         )
     if ADMIN in held:
@@ -51,6 +52,6 @@ def campaign_cards(user) -> Iterator[HomeCard]:
             url=reverse("admin:review_campaign_changelist"),
             link_text="Campaigns",
             count=open_campaigns,
-            count_label="open campaigns",
+            count_label=("open campaign", "open campaigns"),
             order=60,
         )

@@ -37,7 +37,8 @@ def json_response(data, status: int = 200) -> JsonResponse:
 
 
 def errors_of(exc: ValidationError) -> dict:
-    """A ValidationError as ``{field: [messages]}`` (``{"detail": [...]}`` without fields)."""
+    """A ValidationError as ``{field: [messages]}`` (``{"detail": [...]}`` without fields); the
+    item page names each field as it labels it (campaign-item.js, ``problemsOf``)."""
     if hasattr(exc, "error_dict"):
         return {k: [str(m) for e in v for m in e.messages] for k, v in exc.error_dict.items()}
     return {"detail": exc.messages}

@@ -19,6 +19,7 @@ from django.db import models
 from django.db.models import Q
 
 from annotation.models.releases import NAME_VALIDATOR
+from studio.vocabulary import vocabulary
 
 
 class Campaign(models.Model):
@@ -312,3 +313,7 @@ class Exposure(models.Model):
 
     def delete(self, *args, **kwargs):
         raise PermissionError("The exposure log is append-only.")
+
+
+vocabulary("campaign_state", Campaign.State, title="State")
+vocabulary("assignment_state", Assignment.State, title="State")

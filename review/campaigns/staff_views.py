@@ -17,12 +17,17 @@ from review.campaigns import exposure
 from review.campaigns.models import Campaign
 from studio.downloads import as_download
 from studio.roles import is_admin
+from studio.vocabulary import named_errors
 
 
 def messages_of(exc: ValidationError) -> list[str]:
-    """A ValidationError as lines for a page (``field: message``)."""
+    """A ValidationError as lines for a page, each naming its field as the page labels it
+    ("C7 Next plan validity: Choose Valid or Invalid.")."""
     if hasattr(exc, "error_dict"):
-        return [f"{k}: {m}" for k, v in exc.error_dict.items() for e in v for m in e.messages]
+        named = named_errors(
+            {k: [m for e in v for m in e.messages] for k, v in exc.error_dict.items()}
+        )
+        return [m for messages in named.values() for m in messages]
     return list(exc.messages)
 
 

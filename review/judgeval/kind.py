@@ -15,13 +15,15 @@ from collections.abc import Mapping
 
 from django.core.exceptions import ValidationError
 
+from annotation.models.steps import DIMENSIONS_VOCABULARY
 from review.campaigns.payloads import whole_number
+from studio.vocabulary import vocabulary
 
 KIND = "judge_validation"
 PARTS = ("first", "second")
 SLOTS = ("closed", "open")
 DIMENSIONS = ("local", "procedural", "next")
-DIMENSION_NAMES = {"local": "Local intent", "procedural": "Procedural intent", "next": "Next step"}
+DIMENSION_NAMES = {d: DIMENSIONS_VOCABULARY.label(d) for d in DIMENSIONS}
 # Optional reason codes for a low score (our own short list).
 REASONS = (
     ("wrong_action", "Wrong action"),
@@ -34,6 +36,7 @@ REASONS = (
     ("other", "Other"),
 )
 REASON_CODES = tuple(code for code, _ in REASONS)
+vocabulary("judgeval_reason", REASONS, title="Reason")
 
 
 def slot_order(person_id: int, sample_id, seed: int) -> tuple[str, str]:

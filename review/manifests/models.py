@@ -13,6 +13,7 @@ from django.db import models
 from django.db.models import Q
 
 from annotation.models.releases import NAME_VALIDATOR, FrozenError, Sealed, SealedQuerySet
+from studio.vocabulary import vocabulary
 
 
 class Kind(models.TextChoices):
@@ -30,6 +31,10 @@ class Method(models.TextChoices):
     QUOTA = "quota", "Quota-balanced"
     COMPLETE_GROUPS = "complete_groups", "Complete groups"
     MILP = "milp", "Exact balanced program (judge validation)"
+
+
+vocabulary("manifest_kind", Kind, title="Kind")
+vocabulary("sampling_method", Method, title="Method")
 
 
 class SampleDesign(models.Model):

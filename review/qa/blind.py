@@ -31,6 +31,7 @@ from review.qa.kind import (
 )
 from review.qa.models import EditField, Modality, Structure
 from studio.services import now
+from studio.vocabulary import label
 
 FIELDS = ("structure", "category", "modality", "turns", "evidence", "clip")
 CONDITION = "qa_group"
@@ -108,6 +109,7 @@ def review_state(*, assignment: Assignment, user) -> dict:
         "structure": group.structure,
         "structure_label": _label(Structure, group.structure),
         "category": group.category,
+        "category_label": label("qa_category", group.category),
         "modality": group.modality,
         "modality_label": _label(Modality, group.modality),
         "span_us": group.span_end_us - group.span_start_us,
@@ -118,6 +120,8 @@ def review_state(*, assignment: Assignment, user) -> dict:
         "reasons": [{"code": c, "label": label} for c, label in REASONS],
         "checks": [{"code": c, "label": check_labels(group.structure)[c]} for c in CHECKS],
         "check_values": list(CHECK_VALUES),
+        "check_value_labels": {v: label("qa_check_value", v) for v in CHECK_VALUES},
+        "modality_labels": {m: label("qa_modality", m) for m in (*Modality.values,)},
         "edit_fields": [{"code": c, "label": label} for c, label in EditField.choices],
         "draft": (assignment.draft or {}).get("", None),
         "answer": submission.payload if submission is not None else None,

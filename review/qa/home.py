@@ -27,6 +27,6 @@ def qa_cards(user):
         url=reverse("qa:sets"),
         link_text="Open the QA groups",
         count=waiting,
-        count_label="edits waiting",
+        count_label=("edit waiting", "edits waiting"),
         order=61,
     )

@@ -27,6 +27,7 @@ from django.core.exceptions import ValidationError
 
 from review.qa.models import EVIDENCE_FIELDS, GROUP_FIELDS, TURN_FIELDS, EditField, QaGroup
 from review.qa.schema import CATEGORY_RE, EVIDENCE_MODALITIES, MAX_TEXT, MODALITIES, STRUCTURES
+from studio.vocabulary import label, vocabulary
 
 KIND = "qa_review"
 DECISIONS = ("accept", "revise", "reject", "uncertain")
@@ -50,7 +51,26 @@ REASONS = (
 REASON_CODES = tuple(code for code, _ in REASONS)
 CHECKS = ("av_consistency", "evidence_alignment", "modality_label", "structure")
 CHECK_VALUES = ("pass", "fail", "unsure")
+vocabulary("qa_decision", DECISION_LABELS, title="Decision")
+vocabulary("qa_reason", REASONS, title="Reason")
+# The checks' short names (reports, errors); check_labels() says what each asks on the page.
+vocabulary(
+    "qa_check",
+    {
+        "av_consistency": "Audio-video consistency",
+        "evidence_alignment": "Evidence alignment",
+        "modality_label": "Modality labels",
+        "structure": "Structure",
+    },
+    title="Check",
+)
+vocabulary("qa_check_value", {"pass": "Pass", "fail": "Fail", "unsure": "Unsure"}, title="Result")
 MAX_EDITS = 20
+
+
+def _with_article(word: str) -> str:
+    """ "a Node", "an Edge"."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
 
 
 def check_labels(structure: str) -> dict[str, str]:
@@ -58,7 +78,7 @@ def check_labels(structure: str) -> dict[str, str]:
     structure_rule = {
         "chain": "Structure right: the turns form an open dependency path (Chain)",
         "loop": "Structure right: the feedback closes the loop (Loop)",
-    }.get(structure, f"Structure right: a {structure.capitalize()} question")
+    }.get(structure, f"Structure right: {_with_article(label('qa_structure', structure))} question")
     return {
         "av_consistency": "Audio and video agree with the question and answer",
         "evidence_alignment": "The evidence intervals hold the evidence described",

@@ -17,6 +17,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from annotation.models.releases import NAME_VALIDATOR, FrozenError, Sealed, SealedQuerySet
+from studio.vocabulary import vocabulary
 
 
 class Structure(models.TextChoices):
@@ -35,6 +36,18 @@ class Modality(models.TextChoices):
 
 
 EVIDENCE_MODALITIES = ("visual", "auditory")
+vocabulary("qa_structure", Structure, title="Structure")
+vocabulary("qa_modality", Modality, title="Modality")
+# Categories are open (an import may bring new ones, shown humanised); these are the usual ones.
+vocabulary(
+    "qa_category",
+    {
+        "action_status": "Action status",
+        "world_perception": "World perception",
+        "goal_planning": "Goal planning",
+    },
+    title="Category",
+)
 
 
 class QaGroupSetQuerySet(SealedQuerySet):
@@ -140,6 +153,15 @@ class QaGroup(models.Model):
 
     def delete(self, *args, **kwargs):
         raise FrozenError("QA groups are never deleted.")
+
+    @property
+    def display_name(self) -> str:
+        """How staff pages name the group: "Edge question on garden-watering.mp4
+        (0:12.000 - 0:15.000)" (its structure, its video, the stretch its evidence covers)."""
+        from studio.display import span
+
+        stretch = span(self.span_start_us, self.span_end_us)
+        return f"{self.get_structure_display()} question on {self.video.title} ({stretch})"
 
 
 class QaTurnQuerySet(_InSetQuerySet):
@@ -261,6 +283,7 @@ class EditField(models.TextChoices):
     MODALITY = "modality", "Required modality"
 
 
+vocabulary("qa_edit_field", EditField, title="Field")
 TURN_FIELDS = ("question", "answer", "options")
 EVIDENCE_FIELDS = ("interval", "evidence_modality", "description")
 GROUP_FIELDS = ("structure", "category", "modality")
@@ -343,3 +366,7 @@ class QaEdit(models.Model):
 
     def delete(self, *args, **kwargs):
         raise PermissionError("Edits are never deleted.")
+
+
+vocabulary("qa_set_origin", QaGroupSet.Origin, title="Origin")
+vocabulary("qa_edit_state", QaEdit.State, title="State")

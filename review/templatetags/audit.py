@@ -3,6 +3,8 @@ decimals, and a dash where a value is undefined (the JSON keeps every value unro
 
 from django import template
 
+from studio.vocabulary import label
+
 register = template.Library()
 
 
@@ -18,3 +20,13 @@ def decimal(value) -> str:
     if value is None:
         return "—"
     return f"{value:.3f}"
+
+
+@register.filter
+def error_name(code, campaign) -> str:
+    """An error type as the campaign names it: the default taxonomy's label, or the name the
+    campaign gave its own code (review/audit/criteria.py)."""
+    from review.audit.criteria import error_taxonomy
+
+    names = {e.code: e.name for e in error_taxonomy((campaign.options or {}).get("error_types"))}
+    return names.get(code) or label("error_type", code)

@@ -9,4 +9,5 @@ urlpatterns = [
         views.baseline_report_page,
         name="baseline-report",
     ),
+    path("baselines/<int:campaign_id>/judge/", views.baseline_judge, name="baseline-judge"),
 ]

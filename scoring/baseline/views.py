@@ -9,10 +9,13 @@ import json
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_safe
+from django.urls import reverse
+from django.views.decorators.http import require_POST, require_safe
 
+from scoring.models import RunKind
 from scoring.reports.baseline import report_csv
 from scoring.reports.baseline_inputs import BaselineError, baseline_report
+from scoring.reports.offers import baseline_offers, judge_from_offer
 from scoring.similarity import CHOICES, MINILM, SimilarityUnavailable, similarity
 from studio.downloads import as_download
 from studio.roles import is_admin
@@ -60,5 +63,26 @@ def baseline_report_page(request, campaign_id: int):
         response = HttpResponse(report_csv(report), content_type="text/csv; charset=utf-8")
         as_download(response, f"{campaign.name}-baseline.csv")
         return response
-    context = {"campaign": campaign, "report": report, "error": error, "similarity": chosen}
+    context = {
+        "campaign": campaign,
+        "report": report,
+        "error": error,
+        "similarity": chosen,
+        "offers": baseline_offers(campaign, report),
+    }
     return render(request, "scoring/baseline_report.html", context)
+
+
+@login_required
+@require_POST
+def baseline_judge(request, campaign_id: int):
+    """Start (or resume) a reference judge run over the campaign's answers."""
+    campaign = _campaigns(request.user).filter(pk=campaign_id).first()
+    if campaign is None:
+        raise Http404("No such campaign.")
+    return judge_from_offer(
+        request,
+        kind=RunKind.REFERENCE,
+        back=reverse("scoring:baseline-report", args=[campaign.pk]),
+        campaign=campaign,
+    )

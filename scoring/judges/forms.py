@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from django import forms
 
-from scoring.models import Endpoint, PromptPackage
+from scoring.models import Endpoint, PromptPackage, RunKind
 from scoring.runs.forms import name_field
 
 
 class JudgeForm(forms.Form):
-    KINDS = [
-        ("reference", "Reference-based judge"),
-        ("video", "Reference-free video judge"),
-        ("rater", "Blind LLM rater"),
-    ]
+    KINDS = [(k, RunKind(k).label) for k in ("reference", "video", "rater")]
     PACKAGE_OF = {"reference": "reference_judge", "video": "video_judge", "rater": "blind_rater"}
     name = name_field()
     kind = forms.ChoiceField(choices=KINDS)

@@ -13,9 +13,22 @@ from __future__ import annotations
 from collections import Counter
 
 from scoring.models import Judgement, Outcome, Run, RunItem
+from studio.vocabulary import vocabulary
 
 REFERENCE_DIMENSIONS = ("local", "procedural", "next")
 VIDEO_DIMENSIONS = ("gf", "hic", "tpc", "npf")
+# The video judge's four diagnostics (scoring/packages/builtin/video-judge.json says what each
+# asks); pages keep the short names beside the words.
+DIAGNOSTICS = vocabulary(
+    "diagnostic",
+    {
+        "gf": "Grounding (GF)",
+        "hic": "Intent hierarchy (HIC)",
+        "tpc": "Temporal progression (TPC)",
+        "npf": "Next-plan feasibility (NPF)",
+    },
+    title="Diagnostic",
+)
 
 
 def execution_failures(run: Run, *, include_api_errors: bool = False) -> set[str]:

@@ -12,6 +12,7 @@ from scoring.judges import benchmark_scores, judge_start, qa_summary
 from scoring.judges.forms import JudgeForm
 from scoring.runs import RunError
 from scoring.selectors import run_for_or_404
+from studio.display import form_problems
 
 
 def _scores(run) -> dict | None:
@@ -56,5 +57,5 @@ def run_judge(request, run_id: int):
             messages.success(request, f"Judge run {judge.name} started.")
             return redirect("scoring:run-detail", judge.pk)
     else:
-        messages.error(request, "; ".join(e for errors in form.errors.values() for e in errors))
+        messages.error(request, form_problems(form))
     return redirect("scoring:run-detail", run.pk)

@@ -8,7 +8,8 @@ statistics; the count of the others is reported. Every number is unrounded; unde
 - Human reliability per dimension (and for Overall, the within-item mean of the three):
   ICC(2,k) with its 95 % interval (``scoring.stats.icc_2k``, ``icc_2k_interval``; column j is
   the j-th rating of the triplet in rater-id order) and Krippendorff's alpha, interval level
-  (``krippendorff_alpha``; one row per rater, missing where a rater did not rate).
+  (``krippendorff_alpha``; one row per rater, missing where a rater did not rate) with its
+  source-video clustered 95 % interval (``krippendorff_alpha_interval``, the same replicates).
 - Per judge run against the human mean H: Pearson, Spearman, Kendall τ-b, MAE, signed bias and
   the large-disagreement rate |J - H| >= 25 (eqs. 38-41, ``judge_agreement``) per dimension, and
   Overall from the within-item means of J and H (eq. 40): so Overall MAE is not the mean of the
@@ -43,6 +44,7 @@ from scoring.stats import (
     judge_agreement,
     judge_correlation_intervals,
     krippendorff_alpha,
+    krippendorff_alpha_interval,
     rank_correlations,
 )
 
@@ -79,17 +81,28 @@ def _agreement(j: np.ndarray, h: np.ndarray) -> dict:
     return {k: _clean(v) for k, v in judge_agreement(j, h, large=LARGE).items()}
 
 
-def _human_reliability(matrix: np.ndarray, by_rater: np.ndarray) -> dict:
-    """matrix: (n, k, 4) in rater-id order per triplet; by_rater: (raters, n, 4) with nan."""
+def _human_reliability(
+    matrix: np.ndarray, by_rater: np.ndarray, videos: np.ndarray, *, n_resamples: int, seed: int
+) -> dict:
+    """matrix: (n, k, 4) in rater-id order per triplet; by_rater: (raters, n, 4) with nan;
+    videos: (n,) each triplet's source video (alpha's interval resamples them)."""
     out = {}
     for d, name in enumerate(ALL):
         y = matrix[:, :, d]
         low, high = icc_2k_interval(y) if y.shape[0] >= 2 else (math.nan, math.nan)
         alpha = krippendorff_alpha(by_rater[:, :, d], level="interval") if y.size else math.nan
+        a_low, a_high = (
+            krippendorff_alpha_interval(
+                by_rater[:, :, d], videos, n_resamples=n_resamples, seed=seed
+            )
+            if y.size
+            else (math.nan, math.nan)
+        )
         out[name] = {
             "icc_2k": _clean(icc_2k(y)) if y.shape[0] >= 2 else None,
             "icc_2k_ci": [_clean(low), _clean(high)],
             "alpha": _clean(alpha),
+            "alpha_ci": [_clean(a_low), _clean(a_high)],
             "n": int(y.shape[0]),
         }
     return out
@@ -249,7 +262,13 @@ def judgeval_report(
         "videos": len({t.video for t in rows}),
         "raters": raters,
         "dimensions": list(ALL),
-        "humans": _human_reliability(matrix, by_rater),
+        "humans": _human_reliability(
+            matrix,
+            by_rater,
+            np.array([t.video for t in rows], dtype=str),
+            n_resamples=n_resamples,
+            seed=seed,
+        ),
         "judges": [
             _judge_section(name, rows, human, n_resamples=n_resamples, seed=seed) for name in judges
         ],
@@ -259,7 +278,8 @@ def judgeval_report(
 
 CSV_FIELDS = (
     "section", "judge", "dimension", "model", "scene", "column", "n", "icc_2k", "icc_2k_low",
-    "icc_2k_high", "alpha", "pearson", "pearson_low", "pearson_high", "spearman", "spearman_low",
+    "icc_2k_high", "alpha", "alpha_low", "alpha_high", "pearson", "pearson_low", "pearson_high",
+    "spearman", "spearman_low",
     "spearman_high", "kendall_tau_b", "kendall_tau_b_low", "kendall_tau_b_high", "mae", "mae_low",
     "mae_high",
     "bias", "bias_low", "bias_high", "large_disagreement_rate", "large_low", "large_high",
@@ -279,7 +299,8 @@ def report_csv(report: Mapping) -> str:
     for dim, h in report["humans"].items():
         low, high = h["icc_2k_ci"]
         put(section="human", dimension=dim, n=h["n"], icc_2k=h["icc_2k"], icc_2k_low=low,
-            icc_2k_high=high, alpha=h["alpha"])  # fmt: skip
+            icc_2k_high=high, alpha=h["alpha"], alpha_low=h["alpha_ci"][0],
+            alpha_high=h["alpha_ci"][1])  # fmt: skip
     for j in report["judges"]:
         for dim, a in j["agreement"].items():
             put(section="judge", judge=j["judge"], dimension=dim, n=j["n"],

@@ -9,4 +9,9 @@ urlpatterns = [
         views.judgeval_report_page,
         name="judgeval-report",
     ),
+    path(
+        "judge-validation/<int:campaign_id>/judge/",
+        views.judgeval_judge,
+        name="judgeval-judge",
+    ),
 ]

@@ -8,11 +8,13 @@ import json
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_safe
+from django.urls import reverse
+from django.views.decorators.http import require_POST, require_safe
 
 from review.campaigns.models import Campaign
 from scoring.judgeval.reading import campaign_report
 from scoring.judgeval.report import ALL, report_csv
+from scoring.reports.offers import judge_from_offer, judgeval_offers
 from studio.downloads import as_download
 from studio.roles import is_admin
 
@@ -76,5 +78,26 @@ def judgeval_report_page(request, campaign_id: int):
             "judges": judges,
             "loo_humans": loo_humans,
             "dimensions": ALL,
+            "offers": judgeval_offers(campaign, report),
         },
+    )
+
+
+@login_required
+@require_POST
+def judgeval_judge(request, campaign_id: int):
+    """Start (or resume) a reference judge or blind LLM rater over the campaign's predictions."""
+    from review.judgeval.selectors import campaign_triplets
+    from scoring.models import Run, RunKind
+
+    campaign = _campaign_or_404(request.user, campaign_id)
+    kind = request.POST.get("kind", "")
+    if kind not in (RunKind.REFERENCE, RunKind.RATER):
+        raise Http404("No such judge.")
+    names = sorted({t["run"] for t in campaign_triplets(campaign=campaign)})
+    return judge_from_offer(
+        request,
+        kind=kind,
+        back=reverse("scoring:judgeval-report", args=[campaign.pk]),
+        runs=list(Run.objects.filter(name__in=names).order_by("name")),
     )

@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import Q
 
 from annotation.models.releases import NAME_VALIDATOR
+from studio.vocabulary import vocabulary
 
 ENV_NAME_VALIDATOR = RegexValidator(
     r"^[A-Z_][A-Z0-9_]{0,99}$", "An environment variable name, for example OPENAI_API_KEY."
@@ -20,6 +21,9 @@ class MediaInterface(models.TextChoices):
     FRAMES = "frames", "Frames: N images as data URLs"
     VIDEO_BASE64 = "video_base64", "Video: the clip as a base64 data URL"
     VIDEO_URL = "video_url", "Video: a short-lived URL served by this instance"
+
+
+vocabulary("media_interface", MediaInterface, title="Media")
 
 
 class Endpoint(models.Model):

@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import Q
 
 from scoring.models.runs import Outcome, Run, RunItem
+from studio.vocabulary import vocabulary
 
 
 class SubjectKind(models.TextChoices):
@@ -19,10 +20,16 @@ class SubjectKind(models.TextChoices):
 
 
 class MatchType(models.TextChoices):
-    OBSERVED = "observed"
-    PLAUSIBLE = "plausible"
-    RELATED = "related"
-    NONE = "none"
+    """How the judge matched a predicted next step."""
+
+    OBSERVED = "observed", "matches the observed next step"
+    PLAUSIBLE = "plausible", "matches a plausible next step"
+    RELATED = "related", "related to the next step"
+    NONE = "none", "no match"
+
+
+vocabulary("subject_kind", SubjectKind, title="Subject")
+vocabulary("match_type", MatchType, title="Next-step match")
 
 
 class Judgement(models.Model):

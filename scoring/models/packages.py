@@ -13,6 +13,7 @@ from django.db.models.functions import Length
 from django.db.models.lookups import Exact
 
 from annotation.models.releases import NAME_VALIDATOR
+from studio.vocabulary import vocabulary
 
 
 class Purpose(models.TextChoices):
@@ -21,6 +22,9 @@ class Purpose(models.TextChoices):
     VIDEO_JUDGE = "video_judge", "Reference-free video judge"
     BLIND_RATER = "blind_rater", "Blind LLM rater"
     QA_JUDGE = "qa_judge", "QA judge"
+
+
+vocabulary("purpose", Purpose, title="Purpose")
 
 
 class PromptPackage(models.Model):

@@ -14,6 +14,7 @@ from django.db.models import Q
 
 from annotation.models.releases import NAME_VALIDATOR
 from studio.leases import Leased
+from studio.vocabulary import vocabulary
 
 
 class RunKind(models.TextChoices):
@@ -44,6 +45,12 @@ class ItemState(models.TextChoices):
     PENDING = "pending", "Pending"
     RUNNING = "running", "Running"
     DONE = "done", "Done"
+
+
+vocabulary("run_kind", RunKind, title="Kind")
+vocabulary("run_status", RunStatus, title="Status")
+vocabulary("outcome", Outcome, title="Outcome")
+vocabulary("item_state", ItemState, title="State")
 
 
 class Run(models.Model):

@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models import Q
 
 from annotation.models.releases import NAME_VALIDATOR
+from studio.vocabulary import vocabulary
 
 
 class StudyTemplate(models.TextChoices):
@@ -16,6 +17,9 @@ class StudyTemplate(models.TextChoices):
     EVIDENCE = "evidence", "Evidence and shortcuts (appendix F)"
     HISTORY = "history", "Historical context (appendix G)"
     CUSTOM = "custom", "Custom"
+
+
+vocabulary("study_template", StudyTemplate, title="Template")
 
 
 class Study(models.Model):

@@ -83,6 +83,22 @@ def leaderboard_runs(*, release, manifest, condition: str = "official") -> list[
     ]
 
 
+def leaderboard_conditions(*, release, manifest) -> list[str]:
+    """The conditions some prediction run on the set was made under, Official first, then in
+    the order of media.windows' vocabulary (the leaderboard offers only these)."""
+    from media.windows import CONDITIONS_VOCABULARY
+
+    if manifest is not None:
+        release = manifest.release
+    found = set(
+        Run.objects.filter(kind=RunKind.PREDICTION, release=release, manifest=manifest)
+        .values_list("condition", flat=True)
+        .distinct()
+    )
+    order = list(CONDITIONS_VOCABULARY)
+    return sorted(found, key=lambda c: (order.index(c) if c in order else len(order), c))
+
+
 def leaderboard_inputs(*, release, manifest, condition, entries) -> dict:
     runs = [r for e in entries for r in (e["run"], e["reference"], e["video"]) if r is not None]
     return {

@@ -22,7 +22,7 @@ from scoring.studies.scores import study_table, window_filter
 from scoring.studies.templates import COMPOSITE
 from studio.canonical import sample_list_sha256
 
-FORMAT = "intent-studio.study-report/1"
+FORMAT = "intent-studio.study-report/2"
 NO_WINDOW_FILTER = (
     "none: no human window-validity audit is stored, so windows are not filtered by it "
     "(steps without a window under a condition are removed)"
@@ -204,6 +204,8 @@ COLUMNS = {
         "dimension",
         "n",
         "micro",
+        "low",
+        "high",
         "scene_macro",
         "video_macro",
     ],

@@ -14,17 +14,12 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
+from scoring.reports.shown import excludes_zero, fmt
 from scoring.reports.study import TABLES, report_csv, study_report
 from scoring.stats import ALL_MODELS
 from scoring.studies.views import study_for_or_404
 from studio.downloads import as_download
 from studio.roles import is_admin
-
-
-def fmt(x, signed=False) -> str:
-    if x is None:
-        return "—"
-    return f"{x:+.2f}" if signed else f"{x:.2f}"
 
 
 def _interval_text(low, high) -> str:
@@ -43,10 +38,10 @@ def _effect_row(r: dict) -> dict:
             {
                 "text": fmt(r[key], signed=True),
                 "interval": _interval_text(r[f"{prefix}low"], r[f"{prefix}high"]),
-                "significant": r[f"{prefix}significant"],
+                "significant": excludes_zero(r[f"{prefix}low"], r[f"{prefix}high"]),
             }
         )
-    return {**r, "variants": variants}
+    return {**r, "variants": variants, "significant": variants[0]["significant"]}
 
 
 def condition_table(report: dict, stratum="all", level="all") -> dict:
@@ -95,12 +90,28 @@ def breakdown(report: dict, stratum: str) -> dict:
         for c in contrasts:
             r = cells.get((level, c))
             row["cells"].append(
-                {"n": r["n"], "text": fmt(r["estimate"], True), "significant": r["significant"]}
+                {
+                    "n": r["n"],
+                    "text": fmt(r["estimate"], True),
+                    "significant": excludes_zero(r["low"], r["high"]),
+                }
                 if r
                 else None
             )
         rows.append(row)
-    return {"stratum": stratum, "contrasts": contrasts, "rows": rows}
+    return {
+        "stratum": stratum,
+        "stratum_name": stratum_name(stratum),
+        "contrasts": contrasts,
+        "rows": rows,
+    }
+
+
+def stratum_name(stratum: str) -> str:
+    """``duration_bin`` -> "step duration"; ``tag:hand`` -> "tag hand"."""
+    if stratum.startswith("tag:"):
+        return f"tag {stratum[4:]}"
+    return {"duration_bin": "step duration"}.get(stratum, stratum.replace("_", " "))
 
 
 def report_context(study, report: dict, request=None) -> dict:
@@ -124,7 +135,7 @@ def report_context(study, report: dict, request=None) -> dict:
 SORTABLE = {
     "model": "Model",
     "group": "Group",
-    "ok": "ok",
+    "ok": "Predictions ok",
     "local": "Local",
     "procedural": "Procedural",
     "next": "Next",
@@ -136,24 +147,42 @@ SORTABLE = {
     "diagnostic_average": "Diagnostic avg.",
 }
 NUMBERS = ("local", "procedural", "next", "overall", "gf", "hic", "tpc", "npf")
+REFERENCE_NUMBERS = ("local", "procedural", "next", "overall")
 
 
-def leaderboard_context(board: dict, sort: str = "overall") -> dict:
+def _judged_value(r: dict, key: str):
+    """A model's score, or None where no judge scored it ("not judged" on the page, never 0:
+    the report's JSON keeps the full-benchmark zeros with ``reference_judge`` null)."""
+    if key in REFERENCE_NUMBERS:
+        return r.get(key) if r.get("reference_judge") else None
+    return r.get(key)
+
+
+def leaderboard_context(board: dict, sort: str = "overall", run_ids: dict | None = None) -> dict:
     text_sort = sort in ("model", "group")
 
     def key(r):
-        v = r.get(sort)
+        v = r.get(sort) if text_sort else _judged_value(r, sort)
         if text_sort:
             return (str(v), r["model"])
         return (v is None, -(v or 0), r["model"])
 
     rows = []
+    rank = 0
     for r in sorted(board["models"], key=key):
+        if r.get("reference_judge"):
+            rank += 1
         rows.append(
             {
                 **r,
-                "numbers": [fmt(r[k]) for k in NUMBERS],
-                "diagnostic_text": fmt(r["diagnostic_average"]),
+                "rank": rank,
+                "run_id": (run_ids or {}).get(r.get("run")),
+                "numbers": [
+                    None if (v := _judged_value(r, k)) is None else fmt(v) for k in NUMBERS
+                ],
+                "diagnostic_text": None
+                if r["diagnostic_average"] is None
+                else fmt(r["diagnostic_average"]),
                 "failures": r["parse_failure"] + r["refusal"] + r["api_error"] + r["pending"],
             }
         )
@@ -168,6 +197,7 @@ def leaderboard_context(board: dict, sort: str = "overall") -> dict:
             ],
         }
         for r in rows
+        if r.get("reference_judge")
     ]
     c = board["correlation"]
     return {
@@ -198,25 +228,16 @@ def _report(study) -> dict:
 def study_report_page(request, study_id: int):
     from django.urls import reverse
 
-    from scoring.reports.charts import STUDY_CHARTS, chart_alt, chart_points
+    from scoring.reports.charts import STUDY_CHARTS, chart_figures
 
     study = study_for_or_404(request.user, study_id)
     report = _report(study)
     context = report_context(study, report, request)
-    charts = []
-    for name, build in STUDY_CHARTS.items():
-        spec = build(report)
-        if not chart_points(spec):
-            continue
-        charts.append(
-            {
-                "title": spec["title"],
-                "alt": chart_alt(name, spec),
-                "svg_url": reverse("scoring:study-chart", args=[study.pk, name, "svg"]),
-                "spec_url": reverse("scoring:study-chart", args=[study.pk, name, "json"]),
-            }
-        )
-    context["charts"] = charts
+    context["charts"] = chart_figures(
+        STUDY_CHARTS,
+        report,
+        lambda name, fmt: reverse("scoring:study-chart", args=[study.pk, name, fmt]),
+    )
     return render(request, "scoring/study_report.html", context)
 
 
@@ -243,7 +264,9 @@ def study_report_download(request, study_id: int, fmt: str):
 
 
 def _leaderboard_subject(request):
-    """(release, manifest, condition) from the query; 404 for a name that is not frozen."""
+    """(release, manifest, condition) from the query; 404 for a name that is not frozen. With
+    neither a release nor a manifest, the newest frozen release; without a condition, Official
+    when a run has it, else the first condition a run has."""
     from annotation.models import Release
     from review.models import Manifest
 
@@ -262,7 +285,15 @@ def _leaderboard_subject(request):
         ).first()
         if release is None:
             raise Http404("No such release.")
-    return release, manifest, request.GET.get("condition", "official")
+    else:
+        release = Release.objects.filter(frozen_at__isnull=False).order_by("-frozen_at").first()
+    condition = request.GET.get("condition", "")
+    if not condition and (release or manifest):
+        from scoring.reports.leaderboard import leaderboard_conditions
+
+        found = leaderboard_conditions(release=release, manifest=manifest)
+        condition = "official" if "official" in found or not found else found[0]
+    return release, manifest, condition or "official"
 
 
 @login_required
@@ -273,14 +304,24 @@ def leaderboard_page(request):
 
     from annotation.models import Release
     from review.models import Manifest
-    from scoring.reports.charts import LEADERBOARD_CHARTS, chart_alt, chart_points
-    from scoring.reports.leaderboard import COLUMNS, leaderboard, leaderboard_csv
+    from scoring.models import Run
+    from scoring.reports.charts import LEADERBOARD_CHARTS, chart_figures
+    from scoring.reports.leaderboard import (
+        COLUMNS,
+        leaderboard,
+        leaderboard_conditions,
+        leaderboard_csv,
+    )
+    from scoring.reports.offers import reference_offers_for_runs
 
     release, manifest, condition = _leaderboard_subject(request)
     context = {
-        "releases": Release.objects.filter(frozen_at__isnull=False).order_by("name"),
+        "releases": Release.objects.filter(frozen_at__isnull=False).order_by("-frozen_at"),
         "manifests": Manifest.objects.filter(frozen_at__isnull=False).order_by("name"),
         "condition": condition,
+        "conditions": leaderboard_conditions(release=release, manifest=manifest)
+        if release or manifest
+        else [],
     }
     if release is None and manifest is None:
         return render(request, "scoring/leaderboard.html", context)
@@ -302,19 +343,24 @@ def leaderboard_page(request):
         return response
     sort = request.GET.get("sort", "overall")
     board = json.loads(text)
-    context.update(leaderboard_context(board, sort=sort if sort in COLUMNS else "overall"))
+    run_ids = dict(
+        Run.objects.filter(name__in=[r["run"] for r in board["models"]]).values_list("name", "pk")
+    )
+    context.update(
+        leaderboard_context(board, sort=sort if sort in COLUMNS else "overall", run_ids=run_ids)
+    )
+    waiting = [r["run"] for r in board["models"] if not r.get("reference_judge")]
+    context["offers"] = reference_offers_for_runs(
+        Run.objects.filter(name__in=waiting).order_by("name"),
+        why="{run} has no reference judge yet: its scores wait for one.",
+    )
     context["subject"] = subject
     query = urlencode({subject["kind"]: subject["name"], "condition": condition})
-    context["charts"] = [
-        {
-            "title": spec["title"],
-            "alt": chart_alt(name, spec),
-            "svg_url": reverse("scoring:leaderboard-chart", args=[name, "svg"]) + "?" + query,
-            "spec_url": reverse("scoring:leaderboard-chart", args=[name, "json"]) + "?" + query,
-        }
-        for name, spec in ((n, build(board)) for n, build in LEADERBOARD_CHARTS.items())
-        if chart_points(spec)
-    ]
+    context["charts"] = chart_figures(
+        LEADERBOARD_CHARTS,
+        board,
+        lambda name, fmt: reverse("scoring:leaderboard-chart", args=[name, fmt]) + "?" + query,
+    )
     return render(request, "scoring/leaderboard.html", context)
 
 

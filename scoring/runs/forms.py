@@ -9,6 +9,7 @@ from annotation.models.releases import NAME_VALIDATOR
 from review.models import Manifest
 from scoring.models import Endpoint, PromptPackage
 from scoring.runs import CONDITIONS
+from studio.vocabulary import label
 
 NAME_HELP = "Lower-case letters, digits, '_', '.' and '-'. The same name again resumes the run."
 
@@ -30,7 +31,9 @@ class PredictForm(forms.Form):
     manifest = forms.ModelChoiceField(
         Manifest.objects.filter(frozen_at__isnull=False), required=False
     )
-    condition = forms.ChoiceField(choices=[(c, c) for c in CONDITIONS], initial="official")
+    condition = forms.ChoiceField(
+        choices=[(c, label("condition", c)) for c in CONDITIONS], initial="official"
+    )
     endpoint = forms.ModelChoiceField(Endpoint.objects.all())
     package = forms.ModelChoiceField(PromptPackage.objects.filter(purpose="prediction"))
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Max, Q, Sum
 
-from scoring.models import ItemState, Outcome, Run, RunItem
+from scoring.models import ItemState, Outcome, Run, RunItem, RunStatus
 from studio import services as studio_services
 
 RATE_WINDOW_SECONDS = 60
@@ -30,14 +30,23 @@ def run_progress(run: Run) -> dict:
         ),
         media_failed=Count("id", filter=Q(state=ItemState.PENDING, media__status="failed")),
         recent=Count("id", filter=Q(finished_at__gte=since)),
+        finished=Count("id", filter=Q(finished_at__isnull=False)),
+        last_finished=Max("finished_at"),
         requests=Sum("requests"),
         prompt_tokens=Sum("prompt_tokens"),
         completion_tokens=Sum("completion_tokens"),
     )
     total = counts["total"]
     open_items = counts["pending"] + counts["running"]
-    window = min(RATE_WINDOW_SECONDS, max((now - run.created_at).total_seconds(), 1.0))
-    rate = counts["recent"] / window
+    if run.status == RunStatus.RUNNING or counts["last_finished"] is None:
+        # While it runs: the items finished in the last minute (or since the run began).
+        window = min(RATE_WINDOW_SECONDS, max((now - run.created_at).total_seconds(), 1.0))
+        rate, rate_over = counts["recent"] / window, "recent"
+    else:
+        # Once it stopped: its average from creation to its last item, a figure that no longer
+        # changes with the clock.
+        life = (counts["last_finished"] - run.created_at).total_seconds()
+        rate, rate_over = counts["finished"] / max(life, 1.0), "average"
     return {
         "run": run.name,
         "kind": run.kind,
@@ -62,6 +71,7 @@ def run_progress(run: Run) -> dict:
             "completion": counts["completion_tokens"] or 0,
         },
         "items_per_second": round(rate, 2),
+        "rate_over": rate_over,
         "eta_seconds": round(open_items / rate) if rate > 0 and open_items else None,
         "percent": round(100 * (total - open_items) / total, 1) if total else 100.0,
     }

@@ -24,6 +24,7 @@ from scoring.runs import RunError, run_cancel, run_predict, run_resume
 from scoring.runs.export import run_lines
 from scoring.runs.forms import PredictForm
 from scoring.runs.media import media_fetch_user
+from scoring.runs.names import item_names
 from scoring.runs.progress import run_progress
 from scoring.selectors import item_for_or_404, run_for_or_404, runs_for
 from studio.downloads import as_download
@@ -92,6 +93,7 @@ def run_detail(request, run_id: int):
             "detail",
             "requests",
             "cached_from",
+            "sample_id",
             "run_id",
         ),
         PAGE_SIZE,
@@ -100,8 +102,10 @@ def run_detail(request, run_id: int):
     if run.is_judge:
         for j in run.judgements.filter(item__in=[i.pk for i in page]).order_by("position"):
             judgements.setdefault(j.item_id, []).append(j)
+    names = item_names(run, page)
     for item in page:
         item.judgement_list = judgements.get(item.pk, [])
+        item.name = names[item.pk]
     context = {
         "run": run,
         "progress": run_progress(run),
@@ -130,6 +134,7 @@ def run_progress_fragment(request, run_id: int):
 def item_detail(request, run_id: int, item_id: int):
     run = run_for_or_404(request.user, run_id)
     item = item_for_or_404(request.user, run, item_id)
+    item.name = item_names(run, [item])[item.pk]
     context = {
         "run": run,
         "item": item,

@@ -5,7 +5,7 @@ degenerate input; see also ``docs/statistics.md``.
 """
 
 from .agreement import fleiss_kappa, icc_2k, icc_2k_interval, icc_21, raw_agreement
-from .alpha import krippendorff_alpha
+from .alpha import krippendorff_alpha, krippendorff_alpha_interval
 from .bootstrap import (
     BootstrapBatch,
     PairedEffect,
@@ -49,6 +49,7 @@ __all__ = [
     "judge_agreement",
     "judge_correlation_intervals",
     "krippendorff_alpha",
+    "krippendorff_alpha_interval",
     "macro_mean",
     "normalized_entropy",
     "paired_difference",

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array
+from ._checks import as_float_array, as_labels, confidence_level, positive_int
+from .bootstrap import picked_counts
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
@@ -149,3 +150,53 @@ def _ratio_terms(x, present, m, values):
         total += float(counts[block] @ dist @ counts)
     d_e = total / (values.size - 1.0)
     return d_o, d_e
+
+
+def krippendorff_alpha_interval(
+    data, clusters, *, n_resamples: int = 2000, seed=0, confidence: float = 0.95
+) -> tuple[float, float]:
+    """Source-video clustered percentile interval of interval-level Krippendorff's alpha, by
+    the draw rule of :mod:`.bootstrap` (the same ``seed`` draws the same clusters as the other
+    intervals of a report).
+
+    ``data`` is (raters, units) as for :func:`krippendorff_alpha`; ``clusters`` (length units)
+    names each unit's cluster. Units with fewer than two ratings are dropped first (they never
+    count); the clusters are those of the remaining units. Replicate ``b`` repeats every unit of
+    each drawn cluster as often as it was drawn, and its alpha is exactly
+    :func:`krippendorff_alpha` of that expanded data: interval alpha is a ratio of sums over
+    units (``D_o``: each unit's ``m SS / (m - 1)``; ``D_e``: ``(n S2 - S1^2) / (n - 1)`` from
+    the count, sum and sum of squares of the pairable values), so every replicate is one matrix
+    product of the draw counts with per-cluster sums. A replicate without variation has no alpha
+    and is left out of the quantiles. Returns ``(nan, nan)`` with fewer than two clusters or no
+    replicate with an alpha."""
+    x = as_float_array(data, "data", ndim=2)
+    labels = as_labels(clusters, "clusters", x.shape[1])
+    n_resamples = positive_int(n_resamples, "n_resamples")
+    confidence = confidence_level(confidence)
+    if np.isinf(x).any():
+        raise ValueError("data must not contain infinite values (use nan for missing)")
+    present = ~np.isnan(x)
+    m = present.sum(axis=0)
+    pairable = m >= 2
+    names, cluster = np.unique(labels[pairable], return_inverse=True)
+    if names.size < 2:
+        return float("nan"), float("nan")
+    x, present, m = x[:, pairable], present[:, pairable], m[pairable].astype(np.float64)
+    xz = np.where(present, x, 0.0)
+    s1 = xz.sum(axis=0)
+    s2 = (xz * xz).sum(axis=0)
+    d_o = s2 - s1 * s1 / m  # SS of each unit
+    d_o = m * d_o / (m - 1.0)
+    per_cluster = np.zeros((names.size, 4))
+    np.add.at(per_cluster, cluster, np.column_stack((d_o, m, s1, s2)))
+    totals = picked_counts(names.size, n_resamples, seed) @ per_cluster
+    obs, n, t1, t2 = totals.T
+    expected = (n * t2 - t1 * t1) / (n - 1.0)
+    varied = expected > 1e-12 * np.maximum(n * t2, 1.0)  # all values equal: no alpha
+    with np.errstate(divide="ignore", invalid="ignore"):
+        replicates = np.where(varied, 1.0 - obs / expected, np.nan)
+    replicates = replicates[np.isfinite(replicates)]
+    if replicates.size == 0:
+        return float("nan"), float("nan")
+    low, high = np.quantile(replicates, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return float(low), float(high)

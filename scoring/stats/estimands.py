@@ -204,6 +204,16 @@ def study_estimates(
         )
         for statistic in STATISTICS
     }
+    # The whole set's condition means get their own interval (micro), for the condition
+    # profile's interval bars; levels of the breakdowns do not.
+    cond_boot = clustered_bootstrap_rows(
+        cm[: len(cond_keys)],
+        table.videos,
+        n_resamples=n_resamples,
+        seed=seed,
+        confidence=confidence,
+        statistic="micro",
+    )
     for li, (stratum, level, _) in enumerate(levels):
         for j, (model, condition, dim) in enumerate(cond_keys):
             r = li * len(cond_keys) + j
@@ -216,6 +226,8 @@ def study_estimates(
                     "dimension": dim,
                     "n": int(cmeans["n"][r]),
                     "micro": _clean(cmeans["micro"][r]),
+                    "low": _clean(cond_boot.low[r]) if li == 0 else None,
+                    "high": _clean(cond_boot.high[r]) if li == 0 else None,
                     "scene_macro": _clean(cmeans["scene_macro"][r]),
                     "video_macro": _clean(cmeans["video_macro"][r]),
                 }

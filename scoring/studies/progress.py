@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from scoring.models import Study
 from scoring.runs.progress import run_progress
+from studio.vocabulary import vocabulary
+
+STAGES = vocabulary(
+    "study_stage",
+    {"predicting": "Predicting", "judging": "Judging", "complete": "Complete"},
+    title="Stage",
+)
 
 
 def _sum(progresses: list[dict]) -> dict:

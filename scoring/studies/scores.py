@@ -21,7 +21,23 @@ from scoring.models import ItemState, Judgement, Outcome, RunItem, Study
 from scoring.models.studies import StudyTemplate
 from scoring.runs.services import target_steps
 from scoring.stats import Cell, ScoreTable
+from scoring.stats.scoretable import INVALID_WINDOW, REASON_NAMES
 from scoring.studies.templates import DIMENSIONS
+from studio.vocabulary import vocabulary
+
+# Why a report removed a step from a condition (scoring.stats names the reasons).
+vocabulary(
+    "exclusion_reason",
+    {
+        REASON_NAMES[Cell.EXECUTION]: "Execution failure (refusal)",
+        REASON_NAMES[Cell.API_ERROR]: "API error",
+        REASON_NAMES[Cell.NO_JUDGEMENT]: "No judgement",
+        REASON_NAMES[Cell.PENDING]: "Not judged yet",
+        REASON_NAMES[Cell.NO_WINDOW]: "No window under this condition",
+        INVALID_WINDOW: "Window ruled invalid by the boundary audit",
+    },
+    title="Reason",
+)
 
 PREDICTION_STATUS = {
     Outcome.PARSE_FAILURE: Cell.INVALID,

@@ -3,7 +3,7 @@
 // the merged value (theirs, stored, or both) and saves it on top of the stored version, so the
 // stored text and the merged text are both in the revision history.
 
-import { clock } from "./frames.js";
+import { timecode } from "./frames.js";
 import { EDITABLE, LABELS, TIME_FIELDS, cleaned, same } from "./steps.js";
 import { cleanTags } from "./tags.js";
 
@@ -15,17 +15,18 @@ function bothTags(stored, mine) {
   return cleanTags([...stored, ...mine]).tags || null;
 }
 
-function show(name, value) {
-  if (TIME_FIELDS.includes(name)) return `${clock(value)} (${value} µs)`;
+function show(name, value, index) {
+  if (TIME_FIELDS.includes(name)) return timecode(name, value, index);
   if (Array.isArray(value)) return value.join("\n");
   return value;
 }
 
 export class ConflictView extends EventTarget {
-  constructor(root, { store }) {
+  constructor(root, { store, index }) {
     super();
     this.root = root;
     this.store = store;
+    this.index = index;
     this.id = null;
     this.rows = root.querySelector("[data-role=rows]");
     this.note = root.querySelector("[data-role=note]");
@@ -79,11 +80,11 @@ export class ConflictView extends EventTarget {
     const storedBox = document.createElement("div");
     storedBox.className = "conflict-stored";
     storedBox.dataset.role = "stored";
-    storedBox.textContent = show(name, stored);
+    storedBox.textContent = show(name, stored, this.index);
     const mineBox = document.createElement("div");
     mineBox.className = "conflict-mine";
     mineBox.dataset.role = "mine";
-    mineBox.textContent = show(name, mine);
+    mineBox.textContent = show(name, mine, this.index);
     const merged = document.createElement("div");
     merged.className = "conflict-merged";
     if (TIME_FIELDS.includes(name)) {

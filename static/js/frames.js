@@ -90,6 +90,20 @@ export function clock(us) {
   return h ? `${h}:${String(m).padStart(2, "0")}:${tail}` : `${m}:${tail}`;
 }
 
+// The frame a mark names, in the same words as the server (studio/display.py, frame_words):
+// `boundary` is the first frame at or after the mark; a cutoff is the first frame withheld, so
+// people read the last frame shown; an end, the step's last frame.
+export function frameWords(mark, boundary) {
+  if (mark === "cutoff_us") return boundary > 0 ? `last shown #${boundary - 1}` : "no frame shown";
+  if (mark === "end_us") return boundary > 0 ? `last #${boundary - 1}` : "no frame";
+  return `frame #${boundary}`;
+}
+
+// A time as people read it: 0:04.200 · last shown #125 (studio/display.py, timecode).
+export function timecode(mark, us, index) {
+  return index ? `${clock(us)} · ${frameWords(mark, index.boundaryIndex(us))}` : clock(us);
+}
+
 // The frame-time index in its compact form (annotation API, FrameDeltasRenderer): the zlib
 // stream of little-endian int64 deltas, the first delta the first time. Decompressed by the
 // browser itself; a running sum gives the times. Each delta is read as two 32-bit halves, exact

@@ -2,15 +2,6 @@
 // diff. Rendered from the history endpoint; every value is text.
 
 import { api, withId } from "./api.js";
-import { clock } from "./frames.js";
-
-// The same as annotation/views.py: _shown, so the overlay and the history page read alike.
-function valueText(field, value) {
-  if (value === null || value === undefined) return "—";
-  if (field.endsWith("_us")) return `${clock(value)} (${value} µs)`;
-  if (Array.isArray(value)) return value.length ? value.join(" · ") : "(none)";
-  return value === "" ? "(empty)" : String(value);
-}
 
 export function renderRevisions(list, revisions) {
   const items = revisions.map((revision) => {
@@ -21,8 +12,8 @@ export function renderRevisions(list, revisions) {
     head.className = "revision-head";
     head.append(`v${revision.version} · ${revision.action_name} · ${revision.author || "system"} · `);
     const when = document.createElement("time");
-    when.dateTime = revision.created_at; // ISO 8601 from the server, as on the history page
-    when.textContent = revision.created_at;
+    when.dateTime = revision.created_at; // ISO 8601 from the server
+    when.textContent = revision.created_at_text; // as on the history page
     head.append(when);
     li.append(head);
     if (revision.reason) {
@@ -40,10 +31,10 @@ export function renderRevisions(list, revisions) {
       th.textContent = change.name;
       const before = document.createElement("td");
       before.className = "before";
-      before.textContent = valueText(change.field, change.before);
+      before.textContent = change.before_text; // the server's text (annotation/history.py)
       const after = document.createElement("td");
       after.className = "after";
-      after.textContent = valueText(change.field, change.after);
+      after.textContent = change.after_text;
       tr.append(th, before, after);
       table.append(tr);
     }

@@ -2,7 +2,7 @@
 // its tags (tags.js), with inline validation. Every value is shown as text (textContent / input.value), never as
 // markup.
 
-import { clock } from "./frames.js";
+import { clock, frameWords } from "./frames.js";
 import { TEXT_FIELDS, TIME_FIELDS } from "./steps.js";
 import { TagEditor } from "./tags.js";
 
@@ -205,10 +205,7 @@ export class StepPanel extends EventTarget {
 
   // Which frame a mark means, in the words of the time rule.
   _frameText(mark, us) {
-    const k = this.index.boundaryIndex(us);
-    if (mark === "cutoff_us") return k > 0 ? `last shown #${k - 1}` : "—";
-    if (mark === "end_us") return k > 0 ? `last #${k - 1}` : "—";
-    return `frame #${k}`;
+    return frameWords(mark, this.index.boundaryIndex(us));
   }
 
   _renderErrors(entry) {

@@ -23,8 +23,14 @@ function emptyAnswer() {
   return { decision: "", reasons: [], comment: "", media_unplayable: false, evidence_unverifiable: false, turns: [], edits: [] };
 }
 
+// Times on the clip as everywhere else: m:ss.mmm (frames.js).
 function seconds(us) {
-  return (us / 1e6).toFixed(2);
+  return clock(us);
+}
+
+// A stored code's label, as the server sends it (studio/vocabulary.py).
+function labelOf(labels, code) {
+  return (labels || {})[code] || code;
 }
 
 function allEvidence() {
@@ -79,7 +85,7 @@ function renderTimeline() {
       type: "button",
       class: `interval ${ev.modality}`,
       "data-number": String(ev.number),
-      title: `${ev.number}: ${ev.modality}, ${seconds(ev.start_us)}–${seconds(ev.end_us)} s`,
+      title: `${ev.number}: ${labelOf(state.modality_labels, ev.modality)}, ${seconds(ev.start_us)}–${seconds(ev.end_us)}`,
     }, String(ev.number));
     button.style.left = `${(100 * ev.start_us) / span}%`;
     button.style.width = `${(100 * (ev.end_us - ev.start_us)) / span}%`;
@@ -144,7 +150,7 @@ function renderTurns() {
       const row = el("li", {});
       const button = el("button", { type: "button", "data-jump": String(ev.number) }, `Evidence ${ev.number}`);
       button.addEventListener("click", () => jump(ev.number));
-      row.append(button, ` ${ev.modality} · ${seconds(ev.start_us)}–${seconds(ev.end_us)} s · `, el("span", { class: "desc" }, ev.description));
+      row.append(button, ` ${labelOf(state.modality_labels, ev.modality)} · ${seconds(ev.start_us)}–${seconds(ev.end_us)} · `, el("span", { class: "desc" }, ev.description));
       evs.append(row);
     }
     li.append(evs);
@@ -172,7 +178,7 @@ function renderChecks() {
     li.append(el("span", { class: "name" }, `Turn ${row.turn + 1}: ${row.check.label}`));
     const current = (answer.turns[row.turn] || {})[row.check.code] || "";
     for (const value of state.check_values) {
-      const b = el("button", { type: "button", tabindex: "-1", "aria-pressed": String(current === value), "data-value": value }, `${value} (${CHECK_KEYS[value] || value[0]})`);
+      const b = el("button", { type: "button", tabindex: "-1", "aria-pressed": String(current === value), "data-value": value }, `${labelOf(state.check_value_labels, value)} (${CHECK_KEYS[value] || value[0]})`);
       b.disabled = locked();
       b.addEventListener("click", () => { item.focusQuestion(i, { focus: false }); setCheck(value, { seen: true }); });
       li.append(b);
@@ -381,7 +387,7 @@ async function backToFirst() {
 function renderAll() {
   $("structure").textContent = state.structure_label;
   $("modality").textContent = state.modality_label;
-  $("category").textContent = state.category.replaceAll("_", " ");
+  $("category").textContent = state.category_label || state.category.replaceAll("_", " ");
   $("instructions").textContent = state.instructions;
   renderClip();
   renderTimeline();

@@ -81,7 +81,7 @@ class Workspace {
     const readOnly = this.readOnly;
     this.timeline = new Timeline(this.$("timeline"), { index: this.index, store: this.store, readOnly });
     this.panel = new StepPanel(this.$("panel"), { store: this.store, index: this.index, readOnly });
-    this.conflict = new ConflictView(this.$("conflict"), { store: this.store });
+    this.conflict = new ConflictView(this.$("conflict"), { store: this.store, index: this.index });
     this.history = new HistoryPanel(this.$("history"), { urls: this.urls });
     this.preview = this.$("preview") ? new Preview(this.$("preview"), { urls: this.urls }) : null;
     renderHelp(this.$("help"));

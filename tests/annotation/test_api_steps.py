@@ -303,13 +303,21 @@ def test_history_lists_who_when_why_and_the_diff(anna, step):
             "name": "Local intent",
             "before": "open the drawer",
             "after": "open the top drawer",
+            "before_text": "open the drawer",
+            "after_text": "open the top drawer",
         }
     ]
-    # ISO 8601 to the second with the zone's offset, as the history page shows it.
+    # ISO 8601 to the second with the zone's offset; the text as the history page shows it.
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", latest["created_at"])
+    at = latest["created_at"]
+    assert latest["created_at_text"] == f"{at[:10]} {at[11:19]} UTC"
     assert r.json()["title"] == f"Step 1 of {step.video.title}"
     assert first["action"] == "create"
     assert {c["field"] for c in first["changes"]} >= {"start_us", "local_intent", "status"}
+    texts = {c["field"]: c["after_text"] for c in first["changes"]}
+    times = step.video.frame_times_us().tolist()
+    assert texts["cutoff_us"].endswith(f" · last shown #{times.index(step.cutoff_us) - 1}")
+    assert texts["status"] == "Active" and "µs" not in str(texts)
 
 
 def test_unsafe_requests_need_the_csrf_token(login, annotator, step):

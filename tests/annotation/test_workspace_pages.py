@@ -99,9 +99,11 @@ def test_the_history_page_shows_who_why_and_the_diff(client, video, annotator):
         in html
     )
     assert "<th>Start</th>" in html and "<th>start_us</th>" not in html
-    when = re.search(r'<time datetime="([^"]+)">([^<]+)</time>', html)
-    assert when and when[1] == when[2]
+    when = re.search(r'<time datetime="([^"]+)" data-moment>([^<]+)</time>', html)
+    assert when
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", when[1])
+    # To the second, in the display time zone, with its name (UTC here: no cookie).
+    assert when[2] == when[1][:10] + " " + when[1][11:19] + " UTC"
 
 
 def test_workspace_load_takes_a_fixed_number_of_queries(

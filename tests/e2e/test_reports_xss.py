@@ -99,6 +99,18 @@ def test_report_pages_and_charts_stay_inert_and_show_their_charts(
             for img in page.locator("figure.chart img").all():
                 img.scroll_into_view_if_needed()
                 assert img.evaluate("i => i.complete && i.naturalWidth > 100"), (url, img)
+            # Charts drawn into the page (values on hover) hold nothing active: no script, no
+            # handler attribute, no foreign object, and the payload text stays text.
+            for svg in page.locator("figure.chart .chart-svg svg").all():
+                svg.scroll_into_view_if_needed()
+                assert svg.evaluate("s => s.getBoundingClientRect().width > 100"), url
+                assert svg.evaluate(
+                    """s => !s.querySelector('script, foreignObject')
+                        && ![...s.querySelectorAll('*')]
+                            .some(e => [...e.attributes].some(a => a.name.startsWith('on')))"""
+                ), url
+            if "report" in url or "leaderboard" in url:
+                assert page.locator("figure.chart").count() >= 1, url
             page.screenshot(path=SHOTS / f"{shot}-1440x900.png")
             page.screenshot(path=SHOTS / f"{shot}-full.png", full_page=True)
     # The run page of the model whose name and prediction carry the payloads stays inert too.

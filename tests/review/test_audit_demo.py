@@ -31,5 +31,6 @@ def test_the_demo_gives_the_auditor_items_and_the_adjudicator_a_queue(settings):
     assert client.post(campaign_page)["Location"].startswith("/audit/i/")
     client.force_login(adjudicator)
     home = client.get("/").content.decode()
-    assert "criteria to adjudicate" in home
+    # the demo's one disagreement, counted in the right form (ngettext)
+    assert "<strong data-count>1</strong> criterion to adjudicate" in home
     assert "Adjudicate" in client.get("/audit/adjudicate/").content.decode()

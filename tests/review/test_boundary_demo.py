@@ -28,7 +28,8 @@ def test_the_demo_gives_every_boundary_role_work(settings):
     assert f'href="{page}"' in home and "Boundary audit" in home
     assert client.post(page)["Location"].startswith("/boundary/i/")
     client.force_login(users.get(username="demo-adjudicator"))
-    assert "windows to adjudicate" in client.get("/").content.decode()
+    home = client.get("/").content.decode()
+    assert "<strong data-count>1</strong> window to adjudicate" in home
     assert "Adjudicate" in client.get("/boundary/adjudicate/").content.decode()
     client.force_login(users.get(username="demo-admin"))
     assert "Boundary audit reports" in client.get("/").content.decode()

@@ -137,3 +137,50 @@ def test_judgements_made_elsewhere_score_the_answers(baseline, make_endpoint, pa
     # 11 counted responses; 10 judged (one abstained fully), one of them failed (scores 0)
     assert report["judge"]["run"] == "outside" and report["responses"] == 11
     assert report["human"]["local"]["score"] == pytest.approx(9 * 60 / 11)
+
+
+def test_the_report_says_what_waits_for_a_judge_and_starts_it(
+    baseline, make_endpoint, packages, stand_in, client, admin_user
+):
+    """Answers no judge has scored: the report says how many and offers the reference judge
+    (a free name, the judge endpoint and our package preselected); starting it judges the
+    campaign's answers, and the offer is gone once every answer is judged. A prediction run on
+    the steps without a reference judge gets its own offer (the run page's judge form)."""
+    from django.urls import reverse
+
+    judge = make_endpoint("judge", model="stand-in-judge")
+    model = make_endpoint("secret-model-endpoint", model="stand-in-vision")
+    prediction = run_predict(name="pred-official", endpoint=model,
+                             package=packages("official-prediction"), condition="official",
+                             manifest=baseline.manifest)  # fmt: skip
+    render_run_media(prediction)
+    run_drive(run_id=prediction.pk)
+    call_command("judge", "judge-models", "--kind", "reference", "--run", "pred-official",
+                 "--endpoint", "judge", "--package", "reference-judge")  # fmt: skip
+    client.force_login(admin_user)
+    url = reverse("scoring:baseline-report", args=[baseline.campaign.pk]) + "?similarity=lexical"
+    page = client.get(url).content.decode()
+    # 12 responses: one broken and one with nothing answerable are never judged
+    assert "10 answers of 10 wait for a judge run" in page
+    assert f'value="{baseline.campaign.name}-judge"' in page
+    assert f'<option value="{judge.pk}" selected>' in page  # the newest reference judge's
+    started = client.post(
+        reverse("scoring:baseline-judge", args=[baseline.campaign.pk]),
+        {"name": f"{baseline.campaign.name}-judge", "endpoint": judge.pk,
+         "package": packages("reference-judge").pk},
+    )  # fmt: skip
+    run = Run.objects.get(name=f"{baseline.campaign.name}-judge")
+    assert started["Location"] == f"/runs/{run.pk}/"
+    assert run.provenance["campaign"] == baseline.campaign.name
+    run_drive(run_id=run.pk)
+    page = client.get(url).content.decode()
+    assert "wait for a judge run" not in page and "judge-offer" not in page
+    other = run_predict(name="pred-other", endpoint=model,
+                        package=packages("official-prediction"), condition="official",
+                        manifest=baseline.manifest)  # fmt: skip
+    render_run_media(other)
+    run_drive(run_id=other.pk)
+    page = client.get(url).content.decode()
+    assert "pred-other predicted these steps, but no reference judge has scored it" in page
+    assert f'action="{reverse("scoring:run-judge", args=[other.pk])}"' in page
+    assert 'value="pred-other-reference"' in page

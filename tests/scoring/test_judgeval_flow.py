@@ -315,3 +315,54 @@ def test_rater_columns_follow_the_rater_ids_when_raters_differ_across_triplets(
     first = report["leave_one_out"]["humans"][0]["local"]
     others = by_id[:, 1:, 0].mean(axis=1)
     assert first["mae"] == pytest.approx(np.abs(by_id[:, 0, 0] - others).mean())
+
+
+def test_the_report_offers_its_judges_and_shows_alphas_interval(setup, admin_user, client):
+    """No judge has scored the triplets' predictions: the page offers the reference judge and
+    the blind LLM rater, each with our package preselected, and starting one judges every
+    prediction run of the campaign; alpha comes with its clustered interval."""
+    from django.urls import reverse
+
+    from scoring.models import Run
+
+    manifest = freeze(setup)
+    campaign = campaign_create(
+        name="jvc", kind="judge_validation", manifest=manifest, people=setup["raters"]
+    )
+    ratings_load(campaign=campaign, lines=ratings_file(campaign, setup["raters"]))
+    client.force_login(admin_user)
+    url = reverse("scoring:judgeval-report", args=[campaign.pk])
+    page = client.get(url).content.decode()
+    assert "No reference-based judge has scored these predictions yet." in page
+    assert "No blind LLM rater has scored these predictions yet." in page
+    assert 'value="jvc-reference"' in page and 'value="jvc-rater"' in page
+    reference = setup["judge"].package
+    assert f'<option value="{reference.pk}" selected>' in page  # the previous judge's package
+    humans = client.get(url + "?format=json").json()["humans"]
+    for dim in ("local", "procedural", "overall"):
+        low, high = humans[dim]["alpha_ci"]
+        assert low is not None and low - 1e-9 <= humans[dim]["alpha"] <= high + 1e-9
+    # every rater gave Next 30: no variation, no alpha and no interval
+    assert humans["next"]["alpha"] is None and humans["next"]["alpha_ci"] == [None, None]
+    assert "95% interval</th><th>N</th>" in page
+    action = reverse("scoring:judgeval-judge", args=[campaign.pk])
+    refused = client.post(action, {"kind": "video", "name": "x"})
+    assert refused.status_code == 404
+    bad = client.post(action, {"kind": "reference", "name": "jvc-reference"}, follow=True)
+    assert "The judge was not started: Judge endpoint: This field is required." in (
+        bad.content.decode()
+    )
+    assert not Run.objects.filter(name="jvc-reference").exists()
+    started = client.post(
+        action,
+        {
+            "kind": "reference",
+            "name": "jvc-reference",
+            "endpoint": setup["judge"].endpoint_id,
+            "package": reference.pk,
+        },
+    )
+    run = Run.objects.get(name="jvc-reference")
+    assert started.status_code == 302 and started["Location"] == f"/runs/{run.pk}/"
+    assert run.kind == "reference"
+    assert sorted(run.sources.values_list("name", flat=True)) == ["pred-closed", "pred-open"]

@@ -124,7 +124,9 @@ def test_command_and_page(client, admin_user, rater, study_release, board_runs, 
     chart = reverse("scoring:leaderboard-chart", args=["bars", "svg"])
     svg = client.get(chart, {"release": "sr", "condition": "prompt_only"})
     assert svg.status_code == 200 and svg.content.startswith(b"<svg")
-    assert client.get(chart).status_code == 404  # no set named
+    # No set named: the newest frozen release, under the condition its runs have
+    assert client.get(chart).content == svg.content
+    assert "Leaderboard of release sr" in client.get(url).content.decode()
     client.force_login(rater)
     assert client.get(url, {"release": "sr"}).status_code == 404
     assert client.get(url).status_code == 404
@@ -215,3 +217,24 @@ def test_a_resumed_or_refinished_run_is_a_new_key_and_a_live_run_is_counted(
     board, cached = leaderboard(release=study_release, condition="prompt_only")
     assert not cached
     assert next(r for r in json.loads(board)["models"] if r["model"] == "model-b")["ok"] == 6
+
+
+def test_a_model_no_judge_scored_reads_not_judged_and_gets_an_offer(
+    client, admin_user, study_release, models, packages, stand_in
+):
+    """A prediction run without a reference judge: not judged (never 0.00), no rank, left out
+    of the charts, and the page offers its reference judge; only the conditions that have runs
+    are offered."""
+    run = run_predict(name="lb-alone", endpoint=models[0], package=packages("frames-prediction"),
+                      condition="prompt_only", release=study_release)  # fmt: skip
+    run_drive(run_id=run.pk)
+    client.force_login(admin_user)
+    page = client.get(reverse("scoring:leaderboard")).content.decode()
+    assert "Leaderboard of release sr · Prompt only" in page
+    row = page[page.index('data-model="model-a"') :].split("</tr>")[0]
+    assert "not judged" in row and "0.00" not in row
+    assert '<option value="prompt_only" selected>Prompt only</option>' in page
+    assert 'value="official"' not in page  # no run under Official
+    assert "lb-alone has no reference judge yet" in page
+    assert f'action="{reverse("scoring:run-judge", args=[run.pk])}"' in page
+    assert 'data-chart="bars"' not in page  # nothing judged: nothing to draw

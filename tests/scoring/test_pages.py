@@ -2,6 +2,7 @@
 fragment; starting, cancelling and resuming; exports. Nobody else reaches any of it."""
 
 import json
+import re
 
 import pytest
 from django.urls import reverse
@@ -173,3 +174,47 @@ def test_the_home_page_counts_runs_in_progress(
     client.force_login(admin_user)
     page = client.get("/").content.decode()
     assert "Model runs" in page and "run in progress" in page
+
+
+def test_run_items_are_named_by_their_step_and_stretch(client, admin_user, judged):
+    """An admin reads "Step 2 of v.mp4 (0:03.000 to 0:06.000, an en dash between)", not the
+    sample uid; a judge's item also names the run it judged; outcomes and conditions by their
+    labels."""
+    run, judge = judged
+    client.force_login(admin_user)
+    page = client.get(reverse("scoring:run-detail", args=[run.pk])).content.decode()
+    step = run.items.order_by("position").first()
+    assert str(step.sample_id) not in page.split("Provenance")[0]
+    rows = re.findall(r'<a href="/runs/\d+/items/\d+/">([^<]+)</a>', page)
+    assert len(rows) == 3 and all(
+        re.fullmatch(r"Step \d of .+ \(\d:\d\d\.\d{3}\u2013\d:\d\d\.\d{3}\)", r) for r in rows
+    )
+    assert "<dd>Prompt only</dd>" in page and ">parse failure</a>" in page
+    judge_page = client.get(reverse("scoring:run-detail", args=[judge.pk])).content.decode()
+    judged_rows = re.findall(r'<a href="/runs/\d+/items/\d+/">([^<]+)</a>', judge_page)
+    assert judged_rows and all(r.endswith(" · p") for r in judged_rows)
+    assert "Candidate C01" in judge_page and "Local intent " in judge_page
+    item = run.items.first()
+    detail = client.get(reverse("scoring:item-detail", args=[run.pk, item.pk])).content.decode()
+    assert "<h1>Step " in detail and f"<code>{item.key}</code>" in detail  # the key, on demand
+
+
+def test_a_finished_runs_rate_is_its_average_and_stays(judged, monkeypatch):
+    """While a run runs its rate is the last minute's; once it finished, its average from
+    creation to its last item, which no longer falls as time passes."""
+    from datetime import timedelta
+
+    from scoring.runs.progress import run_progress
+    from studio import services as studio_services
+
+    run, _ = judged
+    run.refresh_from_db()
+    assert run.status == "finished"
+    first = run_progress(run)
+    assert first["rate_over"] == "average" and first["items_per_second"] > 0
+    later = studio_services.now() + timedelta(hours=5)
+    monkeypatch.setattr(studio_services, "now", lambda: later)
+    assert run_progress(run)["items_per_second"] == first["items_per_second"]
+    run.status = "running"
+    assert run_progress(run)["rate_over"] == "recent"
+    assert run_progress(run)["items_per_second"] == 0  # nothing finished in the last minute

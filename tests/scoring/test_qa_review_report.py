@@ -124,7 +124,7 @@ def test_page_and_command(world, reviewers, admin_user, client, auditor):
     client.force_login(admin_user)
     assert world.campaign.name in client.get(reverse("scoring:qa-reports")).content.decode()
     page = client.get(url).content.decode()
-    assert "reject" in page and "Wilson" in page
+    assert "Reject" in page and "Wilson" in page
     data = client.get(url + "?format=json").json()
     assert data["reviews"] == 4
     rows = list(csv.DictReader(io.StringIO(client.get(url + "?format=csv").content.decode())))

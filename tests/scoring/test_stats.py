@@ -32,6 +32,7 @@ PUBLIC_API = {
     "judge_agreement",
     "judge_correlation_intervals",
     "krippendorff_alpha",
+    "krippendorff_alpha_interval",
     "macro_mean",
     "normalized_entropy",
     "paired_difference",

@@ -104,3 +104,40 @@ def test_krippendorff_alpha_is_nan_when_undefined(level):
 def test_krippendorff_alpha_rejects_malformed_input(data, level):
     with pytest.raises(ValueError):
         krippendorff_alpha(data, level=level)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_alphas_interval_is_the_plain_loop_over_the_expanded_replicates(seed):
+    """Each replicate's alpha equals krippendorff_alpha of the data with every unit of each
+    drawn cluster repeated as often as the cluster was drawn (the bootstrap's draw rule)."""
+    from scoring.stats import krippendorff_alpha_interval
+    from scoring.stats.bootstrap import picked_counts
+
+    rng = np.random.default_rng(seed)
+    units = 30
+    data = rng.integers(0, 101, (3, units)).astype(float)
+    data[0, 3] = data[1, 7] = np.nan
+    data[:2, 9] = np.nan  # one rating: never pairable
+    clusters = np.array([f"video-{i % 6}" for i in range(units)])
+    low, high = krippendorff_alpha_interval(data, clusters, n_resamples=200, seed=seed)
+    pairable = np.flatnonzero((~np.isnan(data)).sum(axis=0) >= 2)
+    names, which = np.unique(clusters[pairable], return_inverse=True)
+    replicates = []
+    for counts in picked_counts(names.size, 200, seed):
+        columns = [u for j, c in enumerate(counts) for u in pairable[which == j].tolist() * int(c)]
+        replicates.append(krippendorff_alpha(data[:, columns], "interval"))
+    replicates = np.array(replicates)
+    expected = np.quantile(replicates[np.isfinite(replicates)], [0.025, 0.975])
+    assert (low, high) == pytest.approx(tuple(expected), abs=1e-9)
+    assert low <= krippendorff_alpha(data, "interval") <= high
+
+
+def test_alphas_interval_needs_two_clusters_and_variation():
+    from scoring.stats import krippendorff_alpha_interval
+
+    data = np.array([[1.0, 2.0, 3.0], [2.0, 2.0, 4.0]])
+    assert all(math.isnan(x) for x in krippendorff_alpha_interval(data, ["a", "a", "a"]))
+    flat = np.full((2, 4), 5.0)
+    assert all(math.isnan(x) for x in krippendorff_alpha_interval(flat, ["a", "b", "a", "b"]))
+    with pytest.raises(ValueError):
+        krippendorff_alpha_interval(data, ["a", "b"])  # one cluster label short

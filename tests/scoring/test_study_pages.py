@@ -26,7 +26,7 @@ def test_admin_reads_the_study_its_progress_and_its_report(client, admin_user, d
     fragment = client.get(reverse("scoring:study-progress", args=[done.pk])).content.decode()
     assert 'id="run-progress"' in fragment and "data-poll" not in fragment
     report = client.get(reverse("scoring:study-report", args=[done.pk])).content.decode()
-    assert "scene prior" in report and "Exclusions" in report and "By duration_bin" in report
+    assert "scene prior" in report and "Exclusions" in report and "By step duration" in report
     assert done.release.manifest_sha256 in report
     listing = client.get(reverse("scoring:study-list")).content.decode()
     assert "st</a>" in listing
@@ -37,7 +37,7 @@ def test_downloads_are_the_report_and_its_tables(client, admin_user, done):
     url = reverse("scoring:study-report-download", args=[done.pk, "json"])
     first = client.get(url).content
     body = json.loads(first)
-    assert body["study"] == "st" and body["format"] == "intent-studio.study-report/1"
+    assert body["study"] == "st" and body["format"] == "intent-studio.study-report/2"
     assert client.get(url).content == first  # served from the cache: the same bytes
     csv_url = reverse("scoring:study-report-download", args=[done.pk, "csv"])
     text = client.get(csv_url + "?table=exclusions").content.decode()
@@ -115,7 +115,9 @@ def test_charts_are_svg_images_with_their_specs(client, admin_user, done):
     page = client.get(reverse("scoring:study-report", args=[done.pk])).content.decode()
     for name in ("forest", "profiles"):
         svg_url = reverse("scoring:study-chart", args=[done.pk, name, "svg"])
-        assert f'<img src="{svg_url}"' in page
+        # drawn in the page, each mark's values in its <title> (shown on hover)
+        assert f'<figure class="chart" data-chart="{name}">' in page
+        assert f'<a href="{svg_url}">SVG</a>' in page
         response = client.get(svg_url)
         assert response["Content-Type"].startswith("image/svg+xml")
         assert response.content.startswith(b"<svg") and b"<script" not in response.content

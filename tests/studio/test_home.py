@@ -42,7 +42,7 @@ def test_annotator_card_counts_assigned_videos_and_steps_with_open_problems(
     _step(theirs, other_annotator, 0)
     cards = home_cards_for(annotator)
     videos = _card(cards, "annotator", "My videos")
-    assert (videos.count, videos.count_label, videos.url) == (1, "video assigned", "/annotate/")
+    assert (videos.count, videos.count_words, videos.url) == (1, "video assigned", "/annotate/")
     problems = _card(cards, "annotator", "Open problems")
     assert problems.count == 1
     assert problems.url == f"/annotate/videos/{mine.pk}/"
@@ -79,7 +79,7 @@ def test_adjudicator_card_links_to_every_video_with_steps(make_video, annotator,
         if i:
             _step(video, annotator, 0)
     (card,) = home_cards_for(adjudicator)
-    assert (card.count, card.count_label, card.url) == (2, "videos with steps", "/annotate/")
+    assert (card.count, card.count_words, card.url) == (2, "videos with steps", "/annotate/")
     assert "read-only" in card.text
 
 
@@ -92,7 +92,7 @@ def test_admin_cards_say_what_to_do_next(make_video, annotator, admin_user):
     VideoAssignment.objects.create(video=make_video(), annotator=annotator)
     make_video()
     assignments = _card(home_cards_for(admin_user), "admin", "Assignments")
-    assert (assignments.count, assignments.count_label) == (1, "video without an annotator")
+    assert (assignments.count, assignments.count_words) == (1, "video without an annotator")
 
 
 def test_cards_are_sorted_by_role_then_order(make_video, annotator, admin_user):

@@ -165,12 +165,17 @@ def test_set_page_lists_edits_for_admins_only(world, auditor, admin_user, client
     client.force_login(admin_user)
     page = client.get(url).content.decode()
     assert "Better" in page and "Answer 1" in page
+    # the group by its name, not its uid; the field by its label
+    assert f"<td>{group.display_name}</td>" in page and str(group.uid) not in page
+    assert group.display_name.startswith("Chain question on ")
+    assert "<td>Reference answer · turn 2</td>" in page
     edit = QaEdit.objects.get()
     response = client.post(url, {"action": "accept", "edit": [edit.pk], "name": "qa_set_v2"})
     assert response.status_code == 302
     child = QaGroupSet.objects.get(name="qa_set_v2")
     page = client.get(reverse("qa:set", args=[child.pk])).content.decode()
     assert "Changes against" in page and "Better" in page
+    assert str(group.uid) not in page and "question on " in page
 
 
 def test_an_interval_edit_is_read_as_typed_on_the_clips_frames(world, auditor):
