@@ -23,8 +23,6 @@ import hashlib
 import io
 import json
 
-import yaml
-
 from annotation.releases import BundleReader, VerifyReport, bundle_check
 from annotation.releases.bundle import MANIFEST, RECORDS
 from scoring.publish.harness_files import lmms_tasks
@@ -186,6 +184,8 @@ def _card_problems(reader: BundleReader, described: dict) -> list[str]:
     problems = []
     if not text.startswith("---\n") or "\n---\n" not in text[4:]:
         return [f"{CARD}: no YAML header"]
+    import yaml  # only when a bundle with a card is checked
+
     try:
         header = yaml.safe_load(text[4 : text.index("\n---\n", 4)])
     except yaml.YAMLError as exc:
