@@ -25,7 +25,6 @@ import json
 
 from annotation.releases import BundleReader, VerifyReport, bundle_check
 from annotation.releases.bundle import MANIFEST, RECORDS
-from scoring.publish.harness_files import lmms_tasks
 from scoring.publish.layout import (
     CARD,
     DESCRIPTION,
@@ -46,6 +45,10 @@ _MAX_REPORTED = 20
 
 
 def _listed(report: VerifyReport, described: dict) -> list[str]:
+    # The harness files (and the shipped harness module they read) only when a bundle is checked:
+    # this module is imported by every process, for its registration.
+    from scoring.publish.harness_files import lmms_tasks
+
     wanted = [DESCRIPTION, CARD, ROWS_JSONL, ROWS_PARQUET, HARNESS_FILE, INSPECT_FILE]
     wanted += [f"{LMMS_DIR}/utils.py"]
     wanted += [
