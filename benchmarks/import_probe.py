@@ -32,6 +32,19 @@ steadier than wall time when the machine is shared).
 
 Goals: python peak RSS <= 200 MB for both files; index and probe time <= 1.2 x the baseline
 (the listing is reported for comparison).
+
+The footprint part (``--part footprint``) runs the import command itself, ``manage.py
+import_videos``, in a throwaway database and media folder (created under --workdir, removed at
+the end), with the default limits:
+
+  long     128x128, 120 fps, 3,000 s: 360,000 frames (H.264, 2 s GOP), imported
+  refused  a playlist named ``.mp4``, which the import refuses from its first bytes
+
+and, as the baseline, ffmpeg's demux of the long file (as above). Memory is the resident set of
+the command's whole process tree (python and every ffmpeg it starts), sampled from ``/proc`` every
+few milliseconds and summed over the processes alive at each sample; the peak of that sum is
+reported, with the largest python and ffmpeg figures seen. Goals: the long file <= 200 MB, the
+refused one <= 120 MB.
 """
 
 from __future__ import annotations
@@ -81,12 +94,19 @@ SOURCES = {
                  "-pix_fmt", "yuv420p"],
     },
 }  # fmt: skip
+LONG = {
+    "name": "long_128x128_120fps_3000s.mp4",
+    "args": ["-f", "lavfi", "-i", "testsrc2=s=128x128:r=120:d=3000", "-c:v", "libx264",
+             "-preset", "ultrafast", "-g", "240", "-pix_fmt", "yuv420p"],
+}  # fmt: skip
 GOAL_RSS_MB = 200
 GOAL_RATIO = 1.2
+GOAL_TREE_MB = {"long": 200, "refused": 120}
+SAMPLE_SECONDS = 0.004
 
 
 def source(workdir: Path, key: str) -> Path:
-    spec = SOURCES[key]
+    spec = LONG if key == "long" else SOURCES[key]
     path = workdir / spec["name"]
     if not path.exists():
         partial = path.with_suffix(".part.mp4")
@@ -178,6 +198,129 @@ def measure(kind: str, path: Path) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+# --- the import command's process tree -----------------------------------------------------------
+
+
+def _status_kb(pid: int) -> dict[str, int]:
+    values = {}
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith(("PPid:", "VmRSS:", "VmHWM:")):
+                    key, value = line.split(":", 1)
+                    values[key] = int(value.split()[0])
+    except OSError:  # gone meanwhile
+        pass
+    return values
+
+
+def _tree(root: int) -> dict[int, dict[str, int]]:
+    """``/proc/PID/status`` figures of ``root`` and of every process below it."""
+    parents, found = {}, {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            values = _status_kb(int(entry.name))
+            if "PPid" in values:
+                parents[int(entry.name)], found[int(entry.name)] = values["PPid"], values
+    tree, grew = {root}, True
+    while grew:
+        below = {pid for pid, parent in parents.items() if parent in tree} - tree
+        tree |= below
+        grew = bool(below)
+    return {pid: found[pid] for pid in tree if pid in found and "VmRSS" in found[pid]}
+
+
+def sampled(argv: list[str], env: dict | None = None, expect_failure: bool = False) -> dict:
+    """Run ``argv`` to its end, sampling the resident memory of its process tree."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    peak_sum = peak_python = peak_ffmpeg = 0
+    samples = 0
+    with proc:
+        # Output is small (a line a file), so reading it after the end cannot block the child.
+        while proc.poll() is None:
+            tree = _tree(proc.pid)
+            if tree:
+                samples += 1
+                peak_sum = max(peak_sum, sum(v["VmRSS"] for v in tree.values()))
+                own = tree.get(proc.pid, {})
+                peak_python = max(peak_python, own.get("VmHWM", 0))
+                others = [v.get("VmHWM", 0) for pid, v in tree.items() if pid != proc.pid]
+                peak_ffmpeg = max([peak_ffmpeg, *others])
+            time.sleep(SAMPLE_SECONDS)
+        out, err = proc.communicate()
+    seconds = time.perf_counter() - t0
+    if bool(proc.returncode) != expect_failure:
+        raise SystemExit(f"{' '.join(map(str, argv))} exited with {proc.returncode}:\n"
+                         f"{out.decode()}{err.decode()}")  # fmt: skip
+    return {"seconds": seconds, "tree_mb": peak_sum / 1024, "python_mb": peak_python / 1024,
+            "ffmpeg_mb": peak_ffmpeg / 1024, "samples": samples,
+            "said": (out + err).decode("utf-8", "replace").strip()}  # fmt: skip
+
+
+def footprint(workdir: Path, repeat: int) -> bool:
+    """``manage.py import_videos`` of the long file and of a refused one, against the demux."""
+    import shutil
+    import tempfile
+
+    long_path = source(workdir, "long")
+    refused_path = workdir / "refused_playlist.mp4"
+    refused_path.write_text("#EXTM3U\n#EXTINF:10,\nlong_128x128_120fps_3000s.mp4\n")
+    var = Path(tempfile.mkdtemp(prefix="import-footprint-", dir=workdir))
+    env = {**os.environ, "STUDIO_VAR_DIR": str(var), "DATABASE_URL": f"sqlite:///{var}/db.sqlite3",
+           "MEDIA_ROOT": str(var / "media")}  # fmt: skip
+    manage = [sys.executable, "manage.py"]
+    try:
+        subprocess.run([*manage, "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
+                       capture_output=True)  # fmt: skip
+        subprocess.run([*manage, "shell", "-c", "from media.models import Scene; "
+                        "Scene.objects.create(slug='indoor/bench_probe', name='Bench', setting='indoor')"],
+                       cwd=ROOT, env=env, check=True, capture_output=True)  # fmt: skip
+        forget = ("from media.models import SourceVideo\nfor v in SourceVideo.objects.all():\n"
+                  "    v.file.delete(save=False); v.delete()")  # fmt: skip
+        runs: dict[str, list[dict]] = {"baseline": [], "long": [], "refused": []}
+        demux = [ffmpeg_binary(), "-hide_banner", "-nostdin", "-loglevel", "error", "-i",
+                 str(long_path), "-c", "copy", "-f", "null", "-"]  # fmt: skip
+        sampled(demux)  # warm the page cache
+        for _ in range(repeat):
+            runs["baseline"].append(sampled(demux))
+            runs["long"].append(sampled(
+                [*manage, "import_videos", str(long_path), "--scene", "indoor/bench_probe"], env))  # fmt: skip
+            subprocess.run([*manage, "shell", "-c", forget], cwd=ROOT, env=env, check=True,
+                           capture_output=True)  # fmt: skip
+            runs["refused"].append(sampled(
+                [*manage, "import_videos", str(refused_path), "--scene", "indoor/bench_probe"], env,
+                expect_failure=True))  # fmt: skip
+    finally:
+        shutil.rmtree(var, ignore_errors=True)
+        refused_path.unlink(missing_ok=True)
+    print(f"\nimport_videos footprint: {long_path.name} "
+          f"({long_path.stat().st_size / 1e6:.0f} MB); median of {repeat}, interleaved")  # fmt: skip
+    for kind in ("long", "refused"):
+        said = runs[kind][0]["said"].splitlines()
+        print(
+            f"  {kind}: {next((x for x in said if x.startswith(('imported', 'FAILED'))), said[0])}"
+        )
+    print(f"  {'':10} {'seconds':>8} {'tree MB':>8} {'python MB':>10} {'ffmpeg MB':>10} "
+          f"{'samples':>8}")  # fmt: skip
+    ok = True
+    for kind, values in runs.items():
+        med = {k: statistics.median(v[k] for v in values)
+               for k in ("seconds", "tree_mb", "python_mb", "ffmpeg_mb", "samples")}  # fmt: skip
+        if kind == "baseline":  # the process sampled is ffmpeg itself
+            med["python_mb"], med["ffmpeg_mb"] = 0, med["python_mb"]
+        print(f"  {kind:10} {med['seconds']:8.2f} {med['tree_mb']:8.0f} {med['python_mb']:10.0f} "
+              f"{med['ffmpeg_mb']:10.0f} {med['samples']:8.0f}")  # fmt: skip
+        if kind in GOAL_TREE_MB:
+            worst = max(v["tree_mb"] for v in values)
+            met = worst <= GOAL_TREE_MB[kind]
+            ok &= met
+            print(f"  goal {kind}: process tree peak {worst:.0f} MB (worst run) <= "
+                  f"{GOAL_TREE_MB[kind]} MB {'met' if met else 'MISSED'}")  # fmt: skip
+    return ok
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--workdir", type=Path, default=ROOT / "var" / "benchmarks")
@@ -186,6 +329,9 @@ def main() -> None:
     parser.add_argument("--no-listing", action="store_true",
                         help="skip ffmpeg's packet listing and the frame-for-frame comparison "
                              "(the slow part on the tiny file; not a goal)")  # fmt: skip
+    parser.add_argument("--part", choices=["all", "probe", "footprint"], default="all",
+                        help="the probe of the two sources, the import command's footprint, "
+                             "or both")  # fmt: skip
     parser.add_argument("--child", nargs=2, metavar=("KIND", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -194,7 +340,9 @@ def main() -> None:
 
     args.workdir.mkdir(parents=True, exist_ok=True)
     ok = True
-    for key in args.only or list(SOURCES):
+    if args.part in ("all", "footprint"):
+        ok &= footprint(args.workdir, args.repeat)
+    for key in [] if args.part == "footprint" else args.only or list(SOURCES):
         path = source(args.workdir, key)
         kinds = ["baseline", "index", "probe"] if args.no_listing else [
             "baseline", "index", "listing", "probe"]  # fmt: skip

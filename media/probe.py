@@ -197,10 +197,10 @@ def _refuse_declared_size(log: str) -> None:
 
 @contextmanager
 def _header_and_first_frame(path: Path, demuxer: str) -> Iterator[list[str]]:
-    """One ffmpeg run while the block runs (the tables of an MP4 are read meanwhile): it prints
-    the header and decodes the first frame, which proves the stream is decodable. ``-max_pixels``
-    keeps the decoder from allocating a picture over the limit; the header's own limits are
-    checked on what it printed (``_parse_header``). The list receives the header when done."""
+    """One ffmpeg run while the block runs: it prints the header and decodes the first frame, which
+    proves the stream is decodable. ``-max_pixels`` keeps the decoder from allocating a picture over
+    the limit; the header's own limits are checked on what it printed (``_parse_header``). The list
+    receives the header when done."""
     args = ["-max_pixels", str(settings.MEDIA_MAX_PIXELS), *input_args(path, demuxer=demuxer),
             "-map", "0:v:0", "-frames:v", "1", "-f", "null", "-"]  # fmt: skip
     proc = popen_ffmpeg(args, loglevel="info")
@@ -497,11 +497,11 @@ def probe_file(
     """
     path = Path(path)
     demuxer, mime_type = sniff_container(path)
-    tables = None
-    with _header_and_first_frame(path, demuxer) as header:
-        if demuxer == "mov":
-            tables = _mp4_tables(path, settings.MEDIA_MAX_FRAMES)
-    head = _parse_header(header[0])
+    head = _read_header(path, demuxer)
+    # The tables are read once ffmpeg has exited (a few tens of milliseconds for 360,000 frames):
+    # its own index of every sample and ours are never held at the same time, and a file the
+    # header refuses is never indexed.
+    tables = _mp4_tables(path, settings.MEDIA_MAX_FRAMES) if demuxer == "mov" else None
 
     seconds = head.seconds
     on_seconds = None

@@ -23,7 +23,6 @@ from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 
-from celery.exceptions import SoftTimeLimitExceeded
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import Q
@@ -50,7 +49,7 @@ from media.windows import (
     window_frames,
 )
 from studio import services as studio_services
-from studio.enqueue import task_named
+from studio.enqueue import soft_time_limit, task_named
 from studio.leases import WorkKind, lease_claim, lease_kept, lease_release
 
 RENDERER_VERSION = 1
@@ -412,7 +411,7 @@ def _render_claimed(media: RenderedMedia, src: SourceRef) -> RenderedMedia:
             found = _render_to(media, src, final)
     except RENDER_ERRORS as exc:
         return _mark_failed(media, exc)
-    except SoftTimeLimitExceeded:
+    except soft_time_limit():
         # Another attempt would run into the same limit: fail now, with the reason, rather than
         # leave the lease to run out and the sweeper to try again.
         return _mark_failed(media, RenderTooLong(_too_long_message()))
@@ -443,7 +442,7 @@ def media_render(*, media_id: int) -> RenderedMedia | None:
     try:
         with _leases_kept([claimed]):
             return _render_claimed(claimed, _source_ref(claimed.video))
-    except SoftTimeLimitExceeded:
+    except soft_time_limit():
         # Wherever the limit strikes once the lease is ours (before the render, or while the
         # lease is handed back), the medium fails with the reason; a no-op if it is recorded.
         return _mark_failed(claimed, RenderTooLong(_too_long_message()))

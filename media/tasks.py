@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+import studio.celery  # noqa: F401  (the app these tasks bind to; studio/__init__.py)
 from media.renders import media_render, media_render_group
 
 

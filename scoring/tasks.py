@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
+import studio.celery  # noqa: F401  (the app these tasks bind to; studio/__init__.py)
+
 
 # A driver works off a run's items; the items carry the leases, so a driver killed with its
 # worker loses only its calls in flight (the sweeper queues them again).

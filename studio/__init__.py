@@ -1,5 +1,6 @@
-"""Intent Studio project package: settings, URLs, the Celery app."""
+"""Intent Studio project package: settings, URLs, the Celery app (``studio.celery``).
 
-from .celery import app as celery_app
-
-__all__ = ("celery_app",)
+The Celery app is not imported here: a command or a page that queues nothing never loads Celery.
+``celery -A studio`` finds ``studio.celery`` by itself; whatever queues work reaches the app
+through ``studio.enqueue``, and every tasks module imports it, so a task is always bound to it.
+"""

@@ -7,7 +7,8 @@ class StudioConfig(AppConfig):
     verbose_name = "Intent Studio"
 
     def ready(self) -> None:
-        from studio import schema  # noqa: F401 (registers the OpenAPI extensions)
+        # studio.schema (drf-spectacular, with its OpenAPI extensions) is not imported here: REST
+        # framework imports it, as DEFAULT_SCHEMA_CLASS, when a schema is first generated.
         from studio.roles import sync_role_groups
 
         # Once per migrate run, after the last app has its tables and permissions.

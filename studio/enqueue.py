@@ -7,15 +7,28 @@ never form a circle (docs/architecture.md, "Import rules")."""
 
 from __future__ import annotations
 
-from celery import Task
+from typing import TYPE_CHECKING
 
-from studio.celery import app
+if TYPE_CHECKING:
+    from celery import Task
 
 
 def task_named(name: str) -> Task:
     """The task registered as ``name``. Its module is imported the way a worker imports it
     (Celery's discovery of every installed app's ``tasks`` module) the first time one is
-    asked for in this process; an unknown name raises ``celery.exceptions.NotRegistered``."""
+    asked for in this process; an unknown name raises ``celery.exceptions.NotRegistered``.
+    Celery itself is loaded by the first call, not by importing a service that queues work."""
+    from studio.celery import app
+
     if name not in app.tasks:
         app.loader.import_default_modules()
     return app.tasks[name]
+
+
+def soft_time_limit() -> type[BaseException]:
+    """Celery's ``SoftTimeLimitExceeded``, for ``except soft_time_limit():``. An ``except``
+    clause is evaluated only when an exception reaches it, so the module that catches it does not
+    load Celery when it is imported (a worker, where the limit strikes, has it loaded anyway)."""
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    return SoftTimeLimitExceeded

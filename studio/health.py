@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from django.db import connection
 
-from studio.celery import app
 from studio.services import live_workers
 
 
@@ -19,6 +18,8 @@ def health_report() -> dict:
         report["database"] = {"ok": True, "vendor": connection.vendor}
     except Exception as exc:  # any failure is the answer, not an error page
         report["database"] = {"ok": False, "error": str(exc)}
+
+    from studio.celery import app  # Celery is loaded by the health check, not by every page
 
     try:
         with app.connection_for_write() as conn:

@@ -1,5 +1,7 @@
 from celery import shared_task
 
+import studio.celery  # noqa: F401  (the app these tasks bind to; studio/__init__.py)
+
 
 # Neither is acknowledged late: a lost ping is sent again by whoever waits for it, and a lost
 # sweep is replaced by the next one of the beat schedule.

@@ -9,12 +9,14 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import BaseParser
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from review.campaigns.kinds import campaign_kind
-from review.campaigns.payloads import PayloadParser
+from review.campaigns.payloads import MAX_BODY_BYTES, parse_json
 from review.campaigns.progress import progress
 from review.campaigns.selectors import (
     assignment_for_or_404,
@@ -36,6 +38,21 @@ from review.campaigns.services import (
 )
 from studio.api import StudioApiView
 from studio.roles import is_admin
+
+
+class PayloadParser(BaseParser):
+    """DRF's JSON parser for the campaign API, with the bounds of ``payloads.parse_json``: a
+    refused body is DRF's 400 ``ParseError`` with the reason. (Here, with the API, so that the
+    services that check payloads do not load REST framework's parsers.)"""
+
+    media_type = "application/json"
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        raw = stream.read(MAX_BODY_BYTES + 1) if stream is not None else b""
+        try:
+            return parse_json(raw or b"{}")
+        except DjangoValidationError as exc:
+            raise ParseError(exc.message_dict["detail"][0]) from None
 
 
 class IsAdminRole(BasePermission):

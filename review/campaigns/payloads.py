@@ -27,8 +27,6 @@ import re
 from collections.abc import Mapping
 
 from django.core.exceptions import RequestDataTooBig, ValidationError
-from rest_framework.exceptions import ParseError
-from rest_framework.parsers import BaseParser
 
 from studio.canonical import MAX_SAFE_INTEGER
 
@@ -125,20 +123,6 @@ def request_body(request) -> dict:
     if not isinstance(data, dict):
         raise ValidationError({"detail": "Send a JSON object."})
     return data
-
-
-class PayloadParser(BaseParser):
-    """DRF's JSON parser for the campaign API, with the bounds of ``parse_json``: a refused body
-    is DRF's 400 ``ParseError`` with the reason."""
-
-    media_type = "application/json"
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        raw = stream.read(MAX_BODY_BYTES + 1) if stream is not None else b""
-        try:
-            return parse_json(raw or b"{}")
-        except ValidationError as exc:
-            raise ParseError(exc.message_dict["detail"][0]) from None
 
 
 def _where(path: tuple) -> str:

@@ -29,8 +29,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import csr_array
 
 from review.manifests.sampling import US, Infeasible, bin_labels, bin_of
 from studio.canonical import MAX_SAFE_INTEGER, seeded_rank
@@ -251,6 +249,10 @@ class _Program:
             hi.append(total)
         rows = np.concatenate(row_ix) if row_ix else np.zeros(0, np.int64)
         cols = np.concatenate(col_ix) if col_ix else np.zeros(0, np.int64)
+        # scipy's solver is imported here, when a design is solved, not with the pages.
+        from scipy.optimize import Bounds, LinearConstraint, milp
+        from scipy.sparse import csr_array
+
         matrix = csr_array((np.ones(len(rows)), (rows, cols)), shape=(len(lo), self.n))
         constraints = LinearConstraint(matrix, np.array(lo, float), np.array(hi, float))
         cost = self.cost if objective else np.zeros(self.n)

@@ -22,13 +22,10 @@ from annotation.releases import release_create
 from media.display import mark_column
 from media.models import SourceVideo
 from review.manifests.models import Manifest, ManifestSample, SampleDesign
-from review.manifests.services import (
-    bundle_zip_file,
-    design_params,
-    design_preview,
-    manifest_freeze,
-)
 from studio.canonical import MAX_SAFE_INTEGER
+
+# review.manifests.services (the samplers, pydantic) is imported where an admin page uses it:
+# the admin of every app is imported by every command.
 from studio.downloads import as_download
 from studio.roles import is_admin
 
@@ -159,6 +156,8 @@ class ReleaseAdmin(_SealedAdmin):
     def download_view(self, request: HttpRequest, pk: int) -> FileResponse:
         _require_admin(request)
         release = get_object_or_404(Release, pk=pk, frozen_at__isnull=False)
+        from review.manifests.services import bundle_zip_file
+
         return as_download(FileResponse(bundle_zip_file(release=release)), f"{release.name}.zip")
 
 
@@ -191,6 +190,8 @@ class SampleDesignForm(forms.ModelForm):
         data = super().clean()
         if data.get("method") and isinstance(data.get("params"), dict):
             try:
+                from review.manifests.services import design_params
+
                 data["params"] = design_params(method=data["method"], params=data["params"])
             except ValidationError as exc:
                 raise forms.ValidationError(exc.messages) from None
@@ -237,6 +238,8 @@ class SampleDesignAdmin(admin.ModelAdmin):
         design = get_object_or_404(SampleDesign.objects.select_related("release"), pk=pk)
         report, error = None, None
         try:
+            from review.manifests.services import design_preview
+
             report = design_preview(design=design)
         except ValidationError as exc:
             error = " ".join(exc.messages)
@@ -263,6 +266,8 @@ class SampleDesignAdmin(admin.ModelAdmin):
         _require_admin(request)
         design = get_object_or_404(SampleDesign, pk=pk)
         try:
+            from review.manifests.services import manifest_freeze
+
             manifest = manifest_freeze(
                 design=design, author=request.user, name=request.POST.get("name") or None
             )
@@ -324,6 +329,8 @@ class ManifestAdmin(_SealedAdmin):
     def download_view(self, request: HttpRequest, pk: int) -> FileResponse:
         _require_admin(request)
         manifest = get_object_or_404(Manifest, pk=pk, frozen_at__isnull=False)
+        from review.manifests.services import bundle_zip_file
+
         response = FileResponse(bundle_zip_file(manifest=manifest))
         return as_download(response, f"{manifest.name}.zip")
 

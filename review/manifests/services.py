@@ -5,8 +5,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pydantic
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
@@ -25,10 +25,17 @@ from annotation.releases import (
     sealed_record_format,
 )
 from review.manifests.models import Manifest, ManifestSample, SampleDesign
-from review.manifests.sampling import Candidate, Infeasible, parse_design, preview, select
 from studio.canonical import MAX_SAFE_INTEGER, RecordStream, build_manifest, canonical_bytes
 from studio.canonical import sha256_hex as _sha256_hex
 from studio.services import now
+
+if TYPE_CHECKING:
+    import pydantic
+
+    from review.manifests.sampling import Candidate
+
+# The samplers (review/manifests/sampling.py, pydantic models) are imported by the functions that
+# draw: the admin and the demo seeders import this module in every process.
 
 # A sampled step's record: the release record of the same version plus its duration bin and
 # group. Manifests frozen with the first version keep it (annotation/releases/formats.py).
@@ -65,6 +72,10 @@ def design_params(*, method: str, params: Mapping) -> dict:
     """Validate a design's parameters; returns them complete (defaults filled in), as frozen."""
     if not isinstance(params, Mapping):
         raise ValidationError({"params": "Must be an object."})
+    import pydantic
+
+    from review.manifests.sampling import Infeasible, parse_design
+
     try:
         design = parse_design(method, params)
     except Infeasible as exc:
@@ -127,6 +138,8 @@ def design_update(*, design: SampleDesign, values: Mapping) -> SampleDesign:
 
 
 def release_candidates(*, release: Release) -> list[Candidate]:
+    from review.manifests.sampling import Candidate
+
     rows = ReleaseStep.objects.filter(release=release).values_list(
         "sample_id", "scene_slug", "video_sha256", "start_us", "cutoff_us", "end_us"
     )
@@ -137,6 +150,8 @@ def release_candidates(*, release: Release) -> list[Candidate]:
 
 
 def _draw(design: SampleDesign):
+    from review.manifests.sampling import Infeasible, parse_design, select
+
     parsed = parse_design(design.method, design.params)
     candidates = release_candidates(release=design.release)
     try:
@@ -149,6 +164,8 @@ def _draw(design: SampleDesign):
 def design_preview(*, design: SampleDesign) -> dict:
     """What freezing would give: achieved counts next to the targets (ValidationError if the
     design cannot be met, with the constraint named)."""
+    from review.manifests.sampling import preview
+
     parsed, candidates, selection = _draw(design)
     return preview(parsed, candidates, selection)
 

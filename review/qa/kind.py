@@ -358,12 +358,19 @@ def no_exclusions(*, campaign, items, people):
     return ()
 
 
+def manifest_zip(*, manifest):
+    """The bundle of a QA-review manifest (``review.qa.sampling``, with its pydantic design,
+    imported when a bundle is written, not by every process that registers the kind)."""
+    from review.qa.sampling import qa_manifest_zip
+
+    return qa_manifest_zip(manifest=manifest)
+
+
 def register() -> None:
     from django.urls import reverse
 
     from review.campaigns.kinds import CampaignKind, campaign_kind_register
     from review.manifests.services import bundle_zip_register
-    from review.qa.sampling import qa_manifest_zip
     from review.qa.services import qa_edits_store
     from studio.roles import AUDITOR
 
@@ -383,4 +390,4 @@ def register() -> None:
             manifest_kinds=(KIND,),
         )
     )
-    bundle_zip_register(KIND, qa_manifest_zip)
+    bundle_zip_register(KIND, manifest_zip)

@@ -35,7 +35,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.stats import rankdata
 
 from scoring.stats import (
     clustered_bootstrap_rows,
@@ -113,6 +112,8 @@ def _ranks(values: Sequence[float]) -> list[int | None]:
     ranks: list[int | None] = [None] * len(arr)
     ok = np.flatnonzero(np.isfinite(arr))
     if ok.size:
+        from scipy.stats import rankdata  # seconds to import: only when a report ranks
+
         for i, r in zip(ok, rankdata(-arr[ok], method="min"), strict=True):
             ranks[int(i)] = int(r)
     return ranks

@@ -25,8 +25,8 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-import httpx2 as httpx
 from django.conf import settings
 
 from scoring.providers import limits as limiter
@@ -35,6 +35,9 @@ from scoring.providers.media import Body
 from scoring.providers.outcomes import Verdict, classify_completion, classify_status
 from scoring.providers.secrets import api_key
 from studio.text import Mode, redact, text_clean
+
+if TYPE_CHECKING:
+    import httpx2 as httpx
 
 MAX_KEPT_CHARS = 2_000_000  # of a response body (``raw_response``)
 MAX_REPLY_CHARS = 1_000_000  # of a reply's text: a longer one is a parse_failure
@@ -123,6 +126,8 @@ class Cancelled(Exception):
 
 
 def _client(timeout: int) -> httpx.Client:
+    import httpx2 as httpx  # the HTTP client is loaded by the first call, not by every command
+
     key = (timeout,)  # one connection pool per timeout, shared by all threads
     with _clients_lock:
         client = _clients.get(key)
@@ -209,6 +214,8 @@ def chat_call(
     if isinstance(payload, Body):
         # Sent piece by piece; the length keeps it one plain body.
         sent_headers = {**headers, "Content-Length": str(payload.length)}
+    import httpx2 as httpx
+
     client = _client(endpoint.timeout_seconds)
     limits = endpoint.limits
     for number in range(1, endpoint.attempts + 1):

@@ -23,11 +23,8 @@ import hashlib
 import io
 import json
 
-import yaml
-
 from annotation.releases import BundleReader, VerifyReport, bundle_check
 from annotation.releases.bundle import MANIFEST, RECORDS
-from scoring.publish.harness_files import lmms_tasks
 from scoring.publish.layout import (
     CARD,
     DESCRIPTION,
@@ -48,6 +45,10 @@ _MAX_REPORTED = 20
 
 
 def _listed(report: VerifyReport, described: dict) -> list[str]:
+    # The harness files (and the shipped harness module they read) only when a bundle is checked:
+    # this module is imported by every process, for its registration.
+    from scoring.publish.harness_files import lmms_tasks
+
     wanted = [DESCRIPTION, CARD, ROWS_JSONL, ROWS_PARQUET, HARNESS_FILE, INSPECT_FILE]
     wanted += [f"{LMMS_DIR}/utils.py"]
     wanted += [
@@ -186,6 +187,8 @@ def _card_problems(reader: BundleReader, described: dict) -> list[str]:
     problems = []
     if not text.startswith("---\n") or "\n---\n" not in text[4:]:
         return [f"{CARD}: no YAML header"]
+    import yaml  # only when a bundle with a card is checked
+
     try:
         header = yaml.safe_load(text[4 : text.index("\n---\n", 4)])
     except yaml.YAMLError as exc:

@@ -6,7 +6,6 @@ import math
 import warnings
 
 import numpy as np
-from scipy import stats
 
 from ._checks import as_float_array, as_labels
 from .bootstrap import _bootstrap_args, picked_counts
@@ -23,6 +22,8 @@ def _correlation(fn, x: np.ndarray, y: np.ndarray) -> float:
 
 
 def _kendall_tau_b(x, y):
+    from scipy import stats  # scipy.stats takes seconds to import: only where it is used
+
     return stats.kendalltau(x, y, variant="b")
 
 
@@ -54,6 +55,8 @@ def judge_agreement(judge, human, *, large: float = 25.0) -> dict[str, float]:
     j, h = j[valid], h[valid]
     if j.size == 0:
         return dict.fromkeys(JUDGE_KEYS, float("nan"))
+    from scipy import stats
+
     err = j - h
     abs_err = np.abs(err)
     return {
