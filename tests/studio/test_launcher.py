@@ -88,7 +88,7 @@ def _descendants(pid: int) -> dict[int, str]:
 def long_source(scene, tmp_path):
     """A source whose History-15s render lasts seconds, so it can be killed in the middle."""
     from media.services import video_import
-    from media.synth import synth_video
+    from tests.synth_cache import synth_video
 
     synth = synth_video(tmp_path / "long.mp4", seconds=20, fps=30, size=(1280, 720), gop=60)
     return video_import(path=synth.path, scene=scene, title="long.mp4")
