@@ -52,9 +52,10 @@ lint: install-dev
 
 # The suite in TEST_PROCESSES parallel processes (pytest-xdist), each with its own test database,
 # queues and ports (docs/testing.md); a test file stays in one process, so its module fixtures
-# (a browser, generated videos) are made once. TEST_PROCESSES=0 runs in this process alone.
+# (a browser, generated videos) are made once; files go out in collection order, the slowest
+# first (tests/conftest.py SLOW_FIRST). TEST_PROCESSES=0 runs in this process alone.
 TEST_PROCESSES ?= 3
-PYTEST_PARALLEL = -n $(TEST_PROCESSES) --dist loadfile --durations=20
+PYTEST_PARALLEL = -n $(TEST_PROCESSES) --dist loadfile --no-loadscope-reorder --durations=20
 
 test: lint
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL) $(PYTEST_ARGS)

@@ -77,6 +77,7 @@ SQLITE_PASS = (
     "tests/studio/test_leases.py",
     "tests/scoring/test_runs_store.py",
     "tests/scoring/test_runs_outcomes.py",
+    "tests/scoring/test_study_integrity.py",
     # Rules PostgreSQL holds in triggers and constraints, SQLite in the services and models.
     "tests/annotation/test_step_rules.py",
     "tests/annotation/test_release_freeze.py",
@@ -90,8 +91,25 @@ SQLITE_PASS = (
 )
 
 
+# The files that take longest, slowest first: they are collected first, so parallel processes
+# (--dist loadfile hands out whole files in collection order) start them at once and none of
+# them begins last and keeps the others waiting. Order only; every test still runs.
+SLOW_FIRST = (
+    "tests/scoring/publish/test_harnesses.py",
+    "tests/studio/test_api_schemathesis.py",
+    "tests/review/campaigns/test_payload_fuzz.py",
+    "tests/scoring/test_workers.py",
+    "tests/media/test_worker.py",
+    "tests/studio/test_launcher.py",
+    "tests/media/test_distributed.py",
+)
+
+
 def pytest_collection_modifyitems(config, items):
     from django.db import connection
+
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
 
     browser = chromium_path()
     broker = os.environ.get("CELERY_BROKER_URL", "")
@@ -110,8 +128,10 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="needs Chromium on the PATH"))
 
 
-def pytest_terminal_summary(terminalreporter):
+def pytest_terminal_summary(terminalreporter, config):
     """One line CI can compare between runs: how many tests this stage ran and how they ended."""
+    if config.option.collectonly:
+        return
     counts = {
         outcome: len(terminalreporter.stats.get(outcome, []))
         for outcome in ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
