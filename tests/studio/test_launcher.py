@@ -128,7 +128,7 @@ def test_a_worker_killed_mid_render_comes_back_the_web_keeps_answering_and_the_r
         _until(lambda: _get_or_none(port, "/login/") == 200, 90, "the web server")
         names = " ".join(_children(launcher.pid).values())
         assert "gunicorn" in names and "sweep_leases --loop" in names
-        worker = _until(lambda: _worker_of(launcher), 30, "the worker")
+        worker = _until(lambda: _worker_of(launcher), 90, "the worker")
         _until(lambda: _heartbeat_after(started_at, 0), 60, "the worker's heartbeat")
         web = [p for p, cmd in _children(launcher.pid).items() if "gunicorn" in cmd]
 
@@ -138,7 +138,7 @@ def test_a_worker_killed_mid_render_comes_back_the_web_keeps_answering_and_the_r
         tmp_dir = Path(default_storage.path("renders/tmp"))
         _until(lambda: any(tmp_dir.glob(f"{media.key}.*")), 90, "the render to start")
         ffmpeg = _until(
-            lambda: [p for p, cmd in _descendants(worker).items() if "ffmpeg" in cmd], 30, "ffmpeg"
+            lambda: [p for p, cmd in _descendants(worker).items() if "ffmpeg" in cmd], 90, "ffmpeg"
         )
         killed_at = now()
         os.kill(worker, signal.SIGKILL)
