@@ -96,11 +96,16 @@ SQLITE_PASS = (
 # them begins last and keeps the others waiting. Order only; every test still runs.
 SLOW_FIRST = (
     "tests/scoring/publish/test_harnesses.py",
-    "tests/studio/test_api_schemathesis.py",
+    "tests/media/test_render.py",
+    "tests/annotation/test_release_bundle.py",
     "tests/review/campaigns/test_payload_fuzz.py",
-    "tests/scoring/test_workers.py",
     "tests/media/test_worker.py",
+    "tests/studio/test_api_schemathesis.py",
     "tests/studio/test_launcher.py",
+    "tests/scoring/test_workers.py",
+    "tests/media/test_serving_ranges.py",
+    "tests/annotation/test_release_freeze.py",
+    "tests/review/baseline/test_blinding.py",
     "tests/media/test_distributed.py",
 )
 
