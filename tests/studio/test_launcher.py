@@ -117,6 +117,8 @@ def test_a_worker_killed_mid_render_comes_back_the_web_keeps_answering_and_the_r
         "MODEL_WORKER_THREADS": "2",
         "MODEL_WORKERS": "1",
         "WORKER_HEARTBEAT_SECONDS": "1",
+        # A loaded machine may need more than the default 15 s for the clean stop asserted below.
+        "STUDIO_STOP_SECONDS": "120",
     }
     started_at = now()
     log = open(tmp_path / "launcher.log", "w+")  # noqa: SIM115 (read back on failure)
