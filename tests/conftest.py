@@ -142,11 +142,10 @@ def pytest_terminal_summary(terminalreporter, config):
         for outcome in ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
     }
     ran = sum(counts.values()) - counts["error"]
-    deselected = len(terminalreporter.stats.get("deselected", []))
     terminalreporter.write_line(
         f"tests in this stage: {ran} ("
         + ", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n)
-        + f"; {deselected} deselected)"
+        + ")"
     )
 
 
