@@ -50,13 +50,21 @@ lint: install-dev
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/studio/test_layering.py
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
-test: lint
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+# The suite in TEST_PROCESSES parallel processes (pytest-xdist), each with its own test database,
+# queues and ports (docs/testing.md); a test file stays in one process, so its module fixtures
+# (a browser, generated videos) are made once; files go out in collection order, the slowest
+# first (tests/conftest.py SLOW_FIRST). TEST_PROCESSES=0 runs in this process alone.
+TEST_PROCESSES ?= 3
+PYTEST_PARALLEL = -n $(TEST_PROCESSES) --dist loadfile --no-loadscope-reorder --durations=20
 
-# The same suite on the embedded SQLite default (CI runs it next to PostgreSQL).
+test: lint
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) $(PYTEST_ARGS)
+
+# The same suite on the embedded SQLite default; CI runs only the tests marked sqlite there
+# (PYTEST_ARGS="-m sqlite", docs/testing.md).
 test-sqlite: install-dev
 	env -u DATABASE_URL -u CELERY_BROKER_URL -u CELERY_RESULT_BACKEND \
-		$(BIN)/python -m pytest $(PYTEST_ARGS)
+		$(BIN)/python -m pytest $(PYTEST_PARALLEL) $(PYTEST_ARGS)
 
 clean:
 	rm -rf var

@@ -203,7 +203,9 @@ class Supervisor:
         return self._wait(failed)
 
     def _wait(self, failed: bool) -> int:
-        deadline = time.monotonic() + 15
+        # How long the children get to stop after Ctrl-C (a worker finishes its current task).
+        grace = float(os.environ.get("STUDIO_STOP_SECONDS", "15"))
+        deadline = time.monotonic() + grace
         clean = not failed
         for child in self.children:
             if child.proc is None:
@@ -211,7 +213,8 @@ class Supervisor:
             try:
                 child.proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
             except subprocess.TimeoutExpired:
-                print(f"{child.name} did not stop within 15 s; killed", file=sys.stderr, flush=True)
+                message = f"{child.name} did not stop within {grace:g} s; killed"
+                print(message, file=sys.stderr, flush=True)
                 child.proc.kill()
                 child.proc.wait()
                 clean = False

@@ -8,6 +8,7 @@ Two modes share this one file:
 
 from __future__ import annotations
 
+import re
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -214,8 +215,17 @@ MEDIA_MAX_FRAMES = env_int("MEDIA_MAX_FRAMES", 1_000_000, minimum=1)
 # --- Celery ---------------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://localhost//")
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", f"file://{VAR_DIR / 'celery-results'}")
+# The queues' namespace: the Redis key prefix of the broker and the results, or the filesystem
+# broker's sub-folder. Two instances that share one Redis database or one var/ keep their tasks
+# apart with it. Parallel test processes (pytest-xdist sets PYTEST_XDIST_WORKER=gw0, gw1, ... and
+# every worker a test starts inherits it) get one each, so no worker takes another's tasks.
+QUEUE_NAMESPACE = env_str("STUDIO_QUEUE_NAMESPACE", env_str("PYTEST_XDIST_WORKER", ""))
+if not re.fullmatch(r"[A-Za-z0-9_-]{0,40}", QUEUE_NAMESPACE):
+    raise ImproperlyConfigured(
+        f"STUDIO_QUEUE_NAMESPACE={QUEUE_NAMESPACE!r}: use at most 40 letters, digits, - or _."
+    )
 if CELERY_BROKER_URL.startswith("filesystem://"):
-    _broker_dir = VAR_DIR / "broker"
+    _broker_dir = VAR_DIR / "broker" / QUEUE_NAMESPACE if QUEUE_NAMESPACE else VAR_DIR / "broker"
     for _sub in ("queue", "processed", "control"):
         (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -272,6 +282,10 @@ if REDIS_VISIBILITY_TIMEOUT <= CELERY_TASK_TIME_LIMIT:
     )
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": REDIS_VISIBILITY_TIMEOUT}
+    if QUEUE_NAMESPACE:
+        CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = f"{QUEUE_NAMESPACE}:"
+if QUEUE_NAMESPACE and CELERY_RESULT_BACKEND.startswith(("redis://", "rediss://")):
+    CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"global_keyprefix": f"{QUEUE_NAMESPACE}:"}
 # Time limits are enforced by the prefork pool (media and default queues). The models worker's
 # threads pool cannot interrupt a thread: there, every model call has its own HTTP timeout and
 # its lease (docs/models.md).

@@ -59,12 +59,68 @@ def pytest_sessionstart(session):
         pytest.exit("; ".join(problems), returncode=3)
 
 
+# The test files CI also runs on the embedded SQLite default (`make test-sqlite-pass`, marker
+# ``sqlite``): what SQLite can break that PostgreSQL cannot show. The whole suite runs on
+# PostgreSQL; docs/testing.md says why each of these runs on both.
+SQLITE_PASS = (
+    # Settings, migrations and the embedded default as `make run` starts it.
+    "tests/studio/test_settings.py",
+    "tests/studio/test_celery.py",
+    "tests/studio/test_health.py",
+    "tests/studio/test_launcher.py",
+    "tests/studio/test_processes.py",
+    "tests/studio/test_production_start.py",
+    "tests/annotation/test_release_bundle.py",
+    # Locks and claims: select_for_update / skip_locked and the ORM claim path differ.
+    "tests/annotation/test_api_concurrency.py",
+    "tests/review/campaigns/test_claims.py",
+    "tests/studio/test_leases.py",
+    "tests/scoring/test_runs_store.py",
+    "tests/scoring/test_runs_outcomes.py",
+    "tests/scoring/test_study_integrity.py",
+    # Rules PostgreSQL holds in triggers and constraints, SQLite in the services and models.
+    "tests/annotation/test_step_rules.py",
+    "tests/annotation/test_release_freeze.py",
+    "tests/review/test_manifests.py",
+    "tests/review/campaigns/test_campaigns.py",
+    "tests/scoring/test_names.py",
+    # Real workers on the filesystem broker and the file result backend.
+    "tests/scoring/test_workers.py",
+    "tests/media/test_worker.py",
+    "tests/media/test_distributed.py",
+)
+
+
+# The files that take longest, slowest first: they are collected first, so parallel processes
+# (--dist loadfile hands out whole files in collection order) start them at once and none of
+# them begins last and keeps the others waiting. Order only; every test still runs.
+SLOW_FIRST = (
+    "tests/scoring/publish/test_harnesses.py",
+    "tests/media/test_render.py",
+    "tests/annotation/test_release_bundle.py",
+    "tests/review/campaigns/test_payload_fuzz.py",
+    "tests/media/test_worker.py",
+    "tests/studio/test_api_schemathesis.py",
+    "tests/studio/test_launcher.py",
+    "tests/scoring/test_workers.py",
+    "tests/media/test_serving_ranges.py",
+    "tests/annotation/test_release_freeze.py",
+    "tests/review/baseline/test_blinding.py",
+    "tests/media/test_distributed.py",
+)
+
+
 def pytest_collection_modifyitems(config, items):
     from django.db import connection
+
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
 
     browser = chromium_path()
     broker = os.environ.get("CELERY_BROKER_URL", "")
     for item in items:
+        if item.nodeid.split("::", 1)[0] in SQLITE_PASS:
+            item.add_marker(pytest.mark.sqlite)
         if (
             "postgres" in item.keywords
             and connection.vendor != "postgresql"
@@ -75,6 +131,22 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="needs Redis (set CELERY_BROKER_URL)"))
         if "e2e" in item.keywords and browser is None and not REQUIRE_BROWSER:
             item.add_marker(pytest.mark.skip(reason="needs Chromium on the PATH"))
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """One line CI can compare between runs: how many tests this stage ran and how they ended."""
+    if config.option.collectonly:
+        return
+    counts = {
+        outcome: len(terminalreporter.stats.get(outcome, []))
+        for outcome in ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+    }
+    ran = sum(counts.values()) - counts["error"]
+    terminalreporter.write_line(
+        f"tests in this stage: {ran} ("
+        + ", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n)
+        + ")"
+    )
 
 
 @pytest.fixture(autouse=True)

@@ -220,6 +220,7 @@ def _manage(env: dict, *args: str) -> str:
     return done.stdout
 
 
+@pytest.mark.timeout(900)  # migrates a fresh database in subprocesses: minutes on a loaded machine
 @pytest.mark.django_db(transaction=True)
 def test_import_into_an_empty_instance_reproduces_the_same_hashes(admin_user, tmp_path):
     build_dataset(author=admin_user)

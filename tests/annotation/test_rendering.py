@@ -13,7 +13,8 @@ from annotation.models import MicroStep, VideoAssignment
 from annotation.rendering import render_jobs
 from annotation.services import step_create, step_retract
 from media.models import RenderBatch, RenderedMedia
-from media.synth import read_frame_numbers, synth_video
+from media.synth import read_frame_numbers
+from tests.synth_cache import synth_video
 
 S = 1_000_000
 

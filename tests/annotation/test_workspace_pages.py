@@ -166,7 +166,7 @@ def test_the_source_is_served_with_ranges_to_the_assignee_only(
     login, scene, annotator, other_annotator, tmp_path
 ):
     from media.services import video_import
-    from media.synth import synth_video
+    from tests.synth_cache import synth_video
 
     made = synth_video(tmp_path / "one.mp4", seconds=1, fps=10, size=(64, 64))
     video = video_import(path=made.path, scene=scene)

@@ -170,7 +170,7 @@ def synth_files(tmp_path_factory):
     """Short frame-numbered videos: constant and variable frame rate, and two containers whose
     timeline does not start at the first frame."""
     from media.ffmpeg import ffmpeg_binary
-    from media.synth import synth_video
+    from tests.synth_cache import synth_video
 
     folder = tmp_path_factory.mktemp("synth")
     files = {

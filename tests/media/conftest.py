@@ -11,7 +11,7 @@ def synth_dir(tmp_path_factory):
 
 
 def _make(synth_dir, name, **options):
-    from media.synth import synth_video
+    from tests.synth_cache import synth_video
 
     return synth_video(synth_dir / name, **options)
 

@@ -35,7 +35,7 @@ JOBS = 20
 
 @pytest.fixture(scope="module")
 def batch_video(tmp_path_factory):
-    from media.synth import synth_video
+    from tests.synth_cache import synth_video
 
     path = tmp_path_factory.mktemp("distributed") / "batch.mp4"
     return synth_video(path, seconds=24, fps=30, size=(640, 360), gop=30)

@@ -74,7 +74,7 @@ def movie_scale(path) -> int:
 
 @pytest.fixture(scope="session")
 def variants(synth_dir, cfr_video, vfr_video, rotated_video, audio_video):
-    from media.synth import synth_video
+    from tests.synth_cache import synth_video
 
     d = synth_dir / "variants"
     d.mkdir()

@@ -69,7 +69,7 @@ def _wait(predicate, timeout: float, what: str):
 @pytest.fixture(scope="session")
 def long_video(synth_dir):
     """Large enough that a render lasts seconds, so the worker can be killed in the middle."""
-    from media.synth import synth_video
+    from tests.synth_cache import synth_video
 
     return synth_video(synth_dir / "long.mp4", seconds=20, fps=30, size=(1280, 720), gop=60)
 

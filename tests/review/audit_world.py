@@ -11,10 +11,10 @@ from annotation.services import step_create
 from media.models import RenderedMedia, Scene
 from media.renders import media_render
 from media.services import video_import
-from media.synth import synth_video
 from media.timebase import snap_to_frame
 from review.campaigns.services import campaign_create
 from review.manifests.services import design_create, manifest_freeze
+from tests.synth_cache import synth_video
 
 S = 1_000_000
 STEPS = (

@@ -177,7 +177,7 @@ def packages(db):
 
 @pytest.fixture(scope="session")
 def synth_file(tmp_path_factory):
-    from media.synth import synth_video
+    from tests.synth_cache import synth_video
 
     return synth_video(tmp_path_factory.mktemp("synth") / "clip.mp4", seconds=6, fps=30)
 

@@ -107,3 +107,45 @@ def test_redis_broker_settings_reach_the_celery_app():
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert int(result.stdout) == 700
+
+
+def test_the_queue_namespace_prefixes_redis_keys_and_gets_its_own_broker_folder(tmp_path):
+    """Two instances (or two parallel test processes) on one Redis database or one var/ never
+    take each other's tasks."""
+    redis = _settings_in_subprocess(
+        {"CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
+         "CELERY_RESULT_BACKEND": "redis://127.0.0.1:6379/1", "STUDIO_QUEUE_NAMESPACE": "one"},
+        "settings.CELERY_BROKER_TRANSPORT_OPTIONS['global_keyprefix'], "
+        "settings.CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS['global_keyprefix']",
+    )  # fmt: skip
+    assert redis.returncode == 0, redis.stderr
+    assert redis.stdout.split() == ["one:", "one:"]
+    folder = _settings_in_subprocess(
+        {"CELERY_BROKER_URL": "", "STUDIO_VAR_DIR": str(tmp_path), "STUDIO_QUEUE_NAMESPACE": "two"},
+        "settings.CELERY_BROKER_TRANSPORT_OPTIONS['data_folder_in']",
+    )
+    assert folder.returncode == 0, folder.stderr
+    assert folder.stdout.strip() == str(tmp_path / "broker" / "two" / "queue")
+    assert (tmp_path / "broker" / "two" / "queue").is_dir()
+    # Under pytest-xdist the test process's id is the default, inherited by every worker it starts.
+    xdist = _settings_in_subprocess(
+        {"CELERY_BROKER_URL": "", "STUDIO_VAR_DIR": str(tmp_path), "STUDIO_QUEUE_NAMESPACE": "",
+         "PYTEST_XDIST_WORKER": "gw7"},
+        "settings.QUEUE_NAMESPACE",
+    )  # fmt: skip
+    assert xdist.stdout.strip() == "gw7"
+
+
+def test_a_queue_namespace_that_is_no_name_refuses_to_start():
+    result = _settings_in_subprocess({"STUDIO_QUEUE_NAMESPACE": "../elsewhere"}, "1")
+    assert result.returncode != 0
+    assert "STUDIO_QUEUE_NAMESPACE='../elsewhere'" in result.stderr
+
+
+def test_every_file_of_the_sqlite_pass_and_the_slow_first_list_exists():
+    """CI's SQLite pass runs the files listed in tests/conftest.py; a renamed file must not drop
+    out of it (or out of the slow files started first) unnoticed."""
+    from tests.conftest import SLOW_FIRST, SQLITE_PASS
+
+    missing = [name for name in SQLITE_PASS + SLOW_FIRST if not (ROOT / name).is_file()]
+    assert missing == []

@@ -112,7 +112,7 @@ def _get_claiming_https(port: int) -> tuple[int, str]:
     )
     opener = urllib.request.build_opener(_NoRedirect)
     try:
-        with opener.open(request, timeout=10) as response:
+        with opener.open(request, timeout=120) as response:  # a time-out, not a timing
             return response.status, ""
     except urllib.error.HTTPError as answer:
         return answer.code, answer.headers.get("Location", "")

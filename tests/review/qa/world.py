@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 
 from media.models import Scene
 from media.services import video_import
-from media.synth import synth_video
 from review.campaigns.services import campaign_create
 from review.qa.imports import qa_import
 from review.qa.sampling import qa_manifest_freeze
 from tests.review.qa.helpers import evidence, group, jsonl
+from tests.synth_cache import synth_video
 
 
 def synth_qa_source(folder):
