@@ -247,3 +247,20 @@ def test_verification_counts_the_samples(import_source, sources, tmp_path):
     with pytest.raises(RenderVerificationError, match="cannot be read: the file has no audio"):
         verify_audio(AudioOutput(default_storage.path(clip.path),
                                  replace(track, format=AUDIO_FORMATS["aac48k"])))  # fmt: skip
+
+
+def test_sound_alone_is_served_by_its_grant(client, import_source, sources, rater):
+    from pathlib import Path
+
+    from media.grants import grant_create
+    from tests.conftest import PASSWORD
+
+    video = import_source(sources["cfr"])
+    medium = _render(video, "official", "audio_wav16k")
+    url = grant_create(user=rater, media=medium)
+    assert client.login(username=rater.username, password=PASSWORD)
+    response = client.get(url, HTTP_RANGE="bytes=0-11")
+    assert response.status_code == 206 and response["Content-Type"] == "audio/wav"
+    data = Path(default_storage.path(medium.path)).read_bytes()
+    assert b"".join(response.streaming_content) == data[:12]
+    assert data[:4] == b"RIFF" and data[8:12] == b"WAVE"
