@@ -10,7 +10,8 @@ holds, so ffmpeg is told *which frames*, not *how long*:
 2. ``select`` passes only frames whose time lies between the midpoints around each wanted run of
    frames — midpoints are half a frame interval away from any frame, so a microsecond of rounding
    can never let a neighbour in or keep a wanted frame out;
-3. ``-frames:v N`` stops decoding as soon as the N wanted frames are out;
+3. ``-frames:v N`` stops decoding as soon as the N wanted frames are out (with sound, a ``trim``
+   half a frame after the last wanted frame ends the decoded pictures instead);
 4. ``settb=1/1000000`` + ``setpts`` rebase the clip to 0 and remove the gaps between runs
    (Previous-step), in integer microseconds, so VFR timing is kept exactly.
 
@@ -162,6 +163,14 @@ def _select_expr(src: SourceRef, indices) -> str:
     return "+".join(terms)
 
 
+def _end_seconds(src: SourceRef, last: int) -> float | None:
+    """Halfway from frame ``last`` to the next, on the file's timeline (None: the last frame)."""
+    times = src.frame_times_us
+    if last + 1 >= len(times):
+        return None
+    return (src.origin_us + (int(times[last]) + int(times[last + 1])) / 2) / US_PER_SECOND
+
+
 def _seek_seconds(src: SourceRef, t: int) -> float | None:
     """The keyframe at or before source time ``t`` on the file's timeline (None: the first)."""
     keys = src.keyframe_times_us
@@ -198,12 +207,16 @@ def _clip_branch(
     w, h = clip.size
     _, _, factor = clip_output_times(src.frame_times_us, clip)
     select = "" if alone else f"select={_select_expr(src, clip.indices)},"
+    # ``-frames:v`` stops a silent clip once its frames are out; it would close a clip with sound
+    # before the sound encoder hands over its last frames, so there the decoded pictures end
+    # instead (``render``: a ``trim`` ahead of the selection).
+    limit = [] if clip.audio else ["-frames:v", str(len(clip.indices))]
     graph = (
         f"[s{k}]{select}settb=1/1000000,"
         f"setpts={_setpts_expr(src.frame_times_us, clip, factor)},"
         f"scale={w}:{h}:flags=bicubic,format=yuv420p[o{k}]"
     )
-    args = ["-map", f"[o{k}]", "-frames:v", str(len(clip.indices)),
+    args = ["-map", f"[o{k}]", *limit,
             "-fps_mode", "passthrough", "-enc_time_base:v", "1/1000000",
             "-c:v", "libx264", "-preset", clip.preset, "-pix_fmt", "yuv420p"]  # fmt: skip
     if clip.intra_qp is not None:
@@ -268,7 +281,11 @@ def render(src: SourceRef, outputs: list[Output], *, seek: bool = True) -> None:
     if visual:
         labels = "".join(f"[s{k}]" for k in range(len(visual)))
         split = f",split={len(visual)}{labels}" if len(visual) > 1 else "[s0]"
-        graph.append(f"[0:v]select={_select_expr(src, wanted)}{split}")
+        # With sound, the decoded pictures end after the last wanted frame (half a frame
+        # interval on), so the picture branches end without ``-frames:v`` and decoding stops.
+        end = _end_seconds(src, wanted[-1]) if sounding else None
+        trim = f"trim=end={end:.7f}," if end is not None else ""
+        graph.append(f"[0:v]{trim}select={_select_expr(src, wanted)}{split}")
     if len(sounding) > 1:
         graph.append(f"[0:a:0]asplit={len(sounding)}"
                      + "".join(f"[d{k}]" for k in range(len(sounding))))  # fmt: skip
