@@ -272,6 +272,11 @@ def _source_ref(video: SourceVideo) -> SourceRef:
 
 def _output(media: RenderedMedia, target: Path) -> ClipOutput | FramesOutput | AudioOutput:
     spec = media.spec
+    if spec["profile"].get("audio") is True:
+        # A spec from before sound had its own rule (media.audio) names no spans to cut.
+        raise RenderVerificationError(
+            "this medium was requested before sound was cut by its own rule; request it again"
+        )
     track = AudioTrack.from_spec(spec["audio"]) if spec.get("audio") else None
     if media.kind == RenderedMedia.Kind.AUDIO:
         return AudioOutput(path=target, track=track)
@@ -468,10 +473,13 @@ def _render_group(claimed: list[RenderedMedia]) -> list[RenderedMedia]:
         temps = {m.pk: _tmp_path(m) for m in fresh}
         for m in fresh:
             _remove_stale_temps(m.key)
-        outputs = {m.pk: _output(m, temps[m.pk]) for m in fresh}
+        outputs = {}
+        for m in fresh:
+            with contextlib.suppress(*RENDER_ERRORS):  # its reason is recorded alone, below
+                outputs[m.pk] = _output(m, temps[m.pk])
         try:
             render(src, list(outputs.values()))
-            for media in list(fresh):
+            for media in [m for m in fresh if m.pk in outputs]:
                 try:
                     found = _verify(outputs[media.pk], src.frame_times_us)
                     _publish(temps[media.pk], _final_path(media))

@@ -265,3 +265,29 @@ def test_sound_alone_is_served_by_its_grant(client, import_source, sources, rate
     data = Path(default_storage.path(medium.path)).read_bytes()
     assert b"".join(response.streaming_content) == data[:12]
     assert data[:4] == b"RIFF" and data[8:12] == b"WAVE"
+
+
+def test_a_medium_with_sound_from_before_the_rule_fails_with_its_reason(import_source, sources):
+    """A clip_audio medium requested before sound was cut by its own rule has no spans: a re-run
+    fails it with the reason instead of rendering it silent."""
+    video = import_source(sources["cfr"])
+    step = step_at(video.frame_times_us(), 10, 30, 31, 32)
+    medium = media_request(video=video, condition="official", step=step, profile="clip_audio")
+    silent = media_request(video=video, condition="official", step=step)
+    spec = {**medium.spec, "profile": {**medium.spec["profile"], "audio": True}}
+    del spec["audio"]
+    RenderedMedia.objects.filter(pk=medium.pk).update(spec=spec)
+    done = {m.pk: m for m in media_render_group(media_ids=[medium.pk, silent.pk])}
+    assert done[silent.pk].status == RenderedMedia.Status.READY
+    for failed in (done[medium.pk], media_render(media_id=medium.pk)):
+        assert failed.status == RenderedMedia.Status.FAILED
+        assert "request it again" in failed.error
+
+
+def test_the_admin_shows_sound(admin_client, import_source, sources):
+    video = import_source(sources["cfr"])
+    medium = _render(video, "official", "audio_flac16k")
+    page = admin_client.get(f"/admin/media/renderedmedia/{medium.pk}/change/")
+    assert page.status_code == 200 and b"audio/flac" in page.content
+    page = admin_client.get(f"/admin/media/sourcevideo/{video.pk}/change/")
+    assert page.status_code == 200 and b"48000" in page.content
