@@ -27,9 +27,9 @@ from review.qa.kind import (
     DECISIONS,
     REASONS,
     check_labels,
-    group_of,
 )
 from review.qa.models import EditField, Modality, Structure
+from review.qa.selectors import group_of
 from studio.services import now
 from studio.vocabulary import label
 

@@ -27,6 +27,7 @@ from django.core.exceptions import ValidationError
 
 from review.qa.models import EVIDENCE_FIELDS, GROUP_FIELDS, TURN_FIELDS, EditField, QaGroup
 from review.qa.schema import CATEGORY_RE, EVIDENCE_MODALITIES, MAX_TEXT, MODALITIES, STRUCTURES
+from review.qa.selectors import group_of
 from studio.vocabulary import label, vocabulary
 
 KIND = "qa_review"
@@ -304,12 +305,6 @@ def clean_payload(*, group: QaGroup, payload, complete: bool) -> dict:
         "turns": cleaned_turns,
         "edits": edits,
     }
-
-
-def group_of(assignment) -> QaGroup:
-    from review.qa.selectors import group_for_sample
-
-    return group_for_sample(assignment.item.sample)
 
 
 def validate(*, assignment, part, payload) -> dict:

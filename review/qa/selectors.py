@@ -19,6 +19,11 @@ def group_for_sample(sample) -> QaGroup:
     )
 
 
+def group_of(assignment) -> QaGroup:
+    """The QA group a ``qa_review`` assignment is about."""
+    return group_for_sample(assignment.item.sample)
+
+
 def group_sets():
     return QaGroupSet.objects.filter(frozen_at__isnull=False).order_by("-frozen_at", "-id")
 

@@ -9,9 +9,9 @@ from collections.abc import Iterable
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from review.qa.kind import group_of
 from review.qa.models import QaEdit, QaGroupSet
 from review.qa.schema import RecordError, VideoFacts, check_record
+from review.qa.selectors import group_of
 from review.qa.store import groups_write, set_groups, set_records, set_seal
 from studio.services import now
 

@@ -19,10 +19,10 @@ from scoring.judges.subjects import (
 )
 from scoring.judges.units import candidate_units, qa_units, rater_units
 from scoring.models import Endpoint, Judgement, PromptPackage, Run, RunItem, RunKind
+from scoring.runs.lifecycle import drivers_enqueue
 from scoring.runs.services import (
     RunError,
     check_package,
-    drivers_enqueue,
     endpoint_snapshot,
     media_profile,
     provenance,

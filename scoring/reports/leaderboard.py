@@ -39,6 +39,7 @@ COLUMNS = [
     "refusal",
     "api_error",
     "pending",
+    "missing",
     "local",
     "procedural",
     "next",
@@ -116,7 +117,8 @@ def _ok_scores(judge: Run) -> FilteredRelation:
     )
 
 
-OUTCOMES = ("ok", "parse_failure", "refusal", "api_error", "pending")
+# "missing": steps of the set the run has no item for (a run over a subset); they score 0 too.
+OUTCOMES = ("ok", "parse_failure", "refusal", "api_error", "pending", "missing")
 
 
 def _scored(entries, index: dict) -> dict[int, tuple]:
@@ -154,7 +156,7 @@ def _arrays(rows: list, has_ref: bool, has_vid: bool, index: dict) -> tuple:
     for row, keep in zip(rows, kept.tolist(), strict=True):
         if keep:
             outcomes[row[2] or "pending"] += 1
-    outcomes["pending"] += n - int(kept.sum())  # steps the run never had
+    outcomes["missing"] = n - int(kept.sum())
     width = len(REFERENCE) * has_ref + len(VIDEO) * has_vid
     # None (no ok judgement) becomes NaN, then 0: the full-benchmark rule.
     found = np.array([r[3:] for r in rows], dtype=float).reshape(len(rows), width)[kept]

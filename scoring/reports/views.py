@@ -159,6 +159,8 @@ def _judged_value(r: dict, key: str):
 
 
 def leaderboard_context(board: dict, sort: str = "overall", run_ids: dict | None = None) -> dict:
+    from scoring.reports.leaderboard import OUTCOMES
+
     text_sort = sort in ("model", "group")
 
     def key(r):
@@ -183,7 +185,7 @@ def leaderboard_context(board: dict, sort: str = "overall", run_ids: dict | None
                 "diagnostic_text": None
                 if r["diagnostic_average"] is None
                 else fmt(r["diagnostic_average"]),
-                "failures": r["parse_failure"] + r["refusal"] + r["api_error"] + r["pending"],
+                "failures": sum(r[k] for k in OUTCOMES if k != "ok"),
             }
         )
     scenes = sorted({s["scene"] for s in board["scenes"]})

@@ -2,10 +2,10 @@
 run (predictions and judges)."""
 
 from scoring.runs.execute import execute_item, item_cache_key, run_drive
+from scoring.runs.lifecycle import endpoint_config
 from scoring.runs.services import (
     CONDITIONS,
     RunError,
-    endpoint_config,
     media_profile,
     run_cancel,
     run_predict,

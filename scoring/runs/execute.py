@@ -39,8 +39,8 @@ from scoring.packages import (
 from scoring.providers import Body, CallResult, Cancelled, MediaPayload, body_pieces, chat_call
 from scoring.runs.claims import cached_result, claim_next, result_store
 from scoring.runs.kinds import call_handler
+from scoring.runs.lifecycle import drivers_enqueue, endpoint_config, run_finish_if_done
 from scoring.runs.media import MediaNotReady, digests_load, digests_record, media_payload
-from scoring.runs.services import drivers_enqueue, endpoint_config, run_finish_if_done
 from studio import services as studio_services
 from studio.canonical import canonical_bytes, sha256_hex
 from studio.leases import lease_kept, lease_release

@@ -8,11 +8,8 @@ A run is named; running the same command again with the same name resumes it: it
 
 from __future__ import annotations
 
-from functools import partial
-
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Q
 
 from annotation.models import Release, ReleaseStep
 from annotation.models.releases import name_check
@@ -41,12 +38,11 @@ from scoring.models import (
     RunStatus,
 )
 from scoring.packages import PackageError, package_verified
-from scoring.providers import EndpointConfig
+from scoring.runs.execute import items_from_cache
+from scoring.runs.lifecycle import MAX_DRIVERS, driver_count, drivers_enqueue, run_finish_if_done
 from studio import services as studio_services
-from studio.enqueue import task_named
 
 CONDITIONS = (*[c.value for c in Condition], *NO_MEDIA_CONDITIONS)
-MAX_DRIVERS = 64
 
 
 class RunError(ValueError):
@@ -60,21 +56,6 @@ def run_name_check(name: str) -> str:
         return name_check(name, what="run name")
     except ValidationError as exc:
         raise RunError(exc.messages[0]) from None
-
-
-def endpoint_config(endpoint: Endpoint) -> EndpointConfig:
-    return EndpointConfig(
-        key=f"endpoint-{endpoint.pk}",
-        name=endpoint.name,
-        base_url=endpoint.base_url,
-        model=endpoint.model,
-        api_key_env=endpoint.api_key_env,
-        max_concurrency=endpoint.max_concurrency,
-        rpm=endpoint.rpm or 0,
-        tpm=endpoint.tpm or 0,
-        attempts=endpoint.attempts_allowed,
-        timeout_seconds=endpoint.timeout_seconds,
-    )
 
 
 def endpoint_snapshot(endpoint: Endpoint) -> dict:
@@ -156,23 +137,6 @@ def media_profile(condition: str, *, media: str, frames: int) -> str | None:
     if media == MediaInterface.FRAMES:
         return frames_profile(frames)
     return "clip"
-
-
-def driver_count(endpoint: Endpoint) -> int:
-    """Drivers per run: the endpoint's concurrency and a quarter more (at least two more), so a
-    slot freed by one call is taken while its driver stores the result."""
-    return endpoint.max_concurrency + max(2, endpoint.max_concurrency // 4)
-
-
-def drivers_enqueue(run: Run, *, count: int | None = None) -> None:
-    """Queue the drivers that work off a run's pending items, after the transaction commits."""
-    drive_run = task_named("scoring.models.drive_run")
-
-    if count is None:
-        pending = run.items.filter(state=ItemState.PENDING).count()
-        count = min(pending, driver_count(run.endpoint), MAX_DRIVERS)
-    for _ in range(count):
-        transaction.on_commit(partial(drive_run.delay, run.pk))
 
 
 def same(run: Run, **wanted) -> list[str]:
@@ -283,8 +247,6 @@ def run_predict(
                 skipped.append({"sample": uid, "reason": str(exc)})
                 continue
         items.append(item)
-    from scoring.runs.execute import items_from_cache
-
     items_from_cache(run, items)
     RunItem.objects.bulk_create(items, batch_size=1000)
     run_finish_if_done(run.pk)
@@ -360,19 +322,5 @@ def run_cancel(*, run: Run) -> bool:
     return bool(
         Run.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(
             status=RunStatus.CANCELLED, finished_at=studio_services.now()
-        )
-    )
-
-
-def run_finish_if_done(run_id: int) -> bool:
-    """Mark a running run finished once nothing is pending or running."""
-    open_items = RunItem.objects.filter(run_id=run_id).filter(
-        Q(state=ItemState.PENDING) | Q(state=ItemState.RUNNING)
-    )
-    if open_items.exists():
-        return False
-    return bool(
-        Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
-            status=RunStatus.FINISHED, finished_at=studio_services.now()
         )
     )

@@ -34,6 +34,12 @@ function render() {
     li.textContent = item;
     list.append(li);
   }
+  if (!state.reference.plausible_next.length) {
+    const none = document.createElement("li");
+    none.className = "muted";
+    none.textContent = "none recorded";
+    list.append(none);
+  }
   $("ref-plausible").replaceChildren(list);
   const prediction = state.prediction || { local: "", procedural: "", next: "" };
   $("pred-local").textContent = prediction.local;

@@ -1,6 +1,7 @@
 """Every staff and review page of the demo, as each demo role sees it in Chromium, reads in
 words: no raw code of the vocabulary where its label belongs, no microsecond count, no
-timestamp with microseconds, no UUID (tests/e2e/plain_words.py says what counts). The blinded
+timestamp with microseconds, no UUID (tests/e2e/plain_words.py says what counts), and no page
+wider than its window. The blinded
 item pages are opened the way a reviewer opens them (Start my next item); the Django admin,
 which shows ids on purpose, is left out.
 
@@ -99,6 +100,10 @@ def _shape(path: str) -> str:
 def _read(page, where: str, findings: dict) -> None:
     text, leaves = visible_text(page)
     found = problems(text, leaves)
+    # A page fits its window's width: a long hash or code wraps instead of widening the page.
+    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    if width[0] > width[1]:
+        found = [*found, f"{width[0]} px wide in a {width[1]} px window"]
     if found:
         findings[where] = found
 

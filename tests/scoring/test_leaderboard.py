@@ -69,6 +69,7 @@ def test_missing_scores_zero_and_every_number_is_the_hand_computation(study_rele
     rows = {r["model"]: r for r in board["models"]}
     b = rows["model-b"]
     assert (b["ok"], b["parse_failure"], b["refusal"], b["steps"]) == (4, 1, 1, 6)
+    assert (b["pending"], b["missing"]) == (0, 0)
     assert b["group"] == "open" and rows["model-a"]["group"] == "closed"
     for run in runs:
         hand = _by_hand(run, judge)
@@ -238,3 +239,20 @@ def test_a_model_no_judge_scored_reads_not_judged_and_gets_an_offer(
     assert "lb-alone has no reference judge yet" in page
     assert f'action="{reverse("scoring:run-judge", args=[run.pk])}"' in page
     assert 'data-chart="bars"' not in page  # nothing judged: nothing to draw
+
+
+def test_steps_a_run_has_no_item_for_are_missing_not_pending(study_release, board_runs, client,
+                                                              admin_user):  # fmt: skip
+    """A run over part of the set (imported predictions for some steps, say): the other steps
+    score 0 and are counted as missing, not as pending work."""
+    runs, _judge = board_runs
+    gone = list(runs[0].items.order_by("position").values_list("pk", flat=True)[:2])
+    Judgement.objects.filter(prediction_id__in=gone).delete()
+    runs[0].items.filter(pk__in=gone).delete()
+    board = json.loads(leaderboard(release=study_release, condition="prompt_only")[0])
+    row = {r["model"]: r for r in board["models"]}[runs[0].endpoint.name]
+    assert (row["ok"], row["pending"], row["missing"], row["steps"]) == (4, 0, 2, 6)
+    client.force_login(admin_user)
+    page = client.get(reverse("scoring:leaderboard"), {"release": study_release.name,
+                                                       "condition": "prompt_only"})  # fmt: skip
+    assert "not in the run 2" in page.content.decode()

@@ -14,7 +14,12 @@ from scoring.similarity import LEXICAL, MINILM, Lexical, similarity
 
 @pytest.fixture(scope="module")
 def minilm():
-    return similarity(MINILM)
+    """The process's MiniLM without a store: a report test run earlier in the process may have
+    attached the database, which these tests (but the one that attaches it itself) do not use."""
+    function = similarity(MINILM)
+    attached, function.store = function.store, None
+    yield function
+    function.store = attached
 
 
 def test_the_version_is_the_sha256_of_the_packaged_model_file(minilm):

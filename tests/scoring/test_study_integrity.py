@@ -209,5 +209,5 @@ def test_the_study_pages_show_a_condition_without_an_ok_prediction(unjudged, cli
     detail = client.get(reverse("scoring:study-detail", args=[unjudged.pk])).content.decode()
     assert "nothing to judge (no ok prediction)" in detail
     report = client.get(reverse("scoring:study-report", args=[unjudged.pk])).content.decode()
-    assert "api_error 6" in report and "execution_failure 6" in report
-    assert "Nothing to judge (no ok prediction) under scene_only" in report
+    assert "API error 6" in report and "Execution failure (refusal) 6" in report
+    assert "Nothing to judge (no ok prediction) under Scene only" in report

@@ -168,3 +168,39 @@ def test_the_contracts_break_on_an_upward_import(tmp_path):
     assert "Contracts: 2 kept, 2 broken." in broken.stdout, broken.stdout
     assert "media.windows -> scoring.runs" in broken.stdout, broken.stdout
     assert "scoring.stats.intervals -> django" in broken.stdout, broken.stdout
+
+
+def module_cycles(root: Path, apps=APPS) -> list[tuple[str, str]]:
+    """Every pair of the apps' modules that import each other, directly or through others,
+    counting imports inside functions too (a deferred import is still an arrow). Uses grimp,
+    the graph import-linter builds its contracts on."""
+    import grimp
+
+    sys.path.insert(0, str(root))
+    try:
+        graph = grimp.build_graph(*apps, cache_dir=None)
+    finally:
+        sys.path.remove(str(root))
+    cycles = set()
+    for module in graph.modules:
+        for imported in graph.find_modules_directly_imported_by(module):
+            if graph.find_shortest_chain(importer=imported, imported=module):
+                cycles.add(tuple(sorted((module, imported))))
+    return sorted(cycles)
+
+
+@pytest.mark.skipif(not LINT_IMPORTS.exists(), reason="import-linter (and grimp) are dev deps")
+def test_no_two_modules_import_each_other():
+    """Stricter than the contract's top-level packages: no circle between any two modules,
+    inside a package too (``scoring.runs.execute`` and ``scoring.runs.services``)."""
+    assert module_cycles(ROOT) == []
+
+
+@pytest.mark.skipif(not LINT_IMPORTS.exists(), reason="import-linter (and grimp) are dev deps")
+def test_the_cycle_check_sees_a_deferred_import_back(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "services.py").write_text("def f():\n    from pkg.execute import g\n")
+    (tmp_path / "pkg" / "execute.py").write_text("from pkg.services import f\n")
+    (tmp_path / "pkg" / "other.py").write_text("from pkg.services import f\n")
+    assert module_cycles(tmp_path, apps=("pkg",)) == [("pkg.execute", "pkg.services")]
