@@ -30,9 +30,10 @@ from django.conf import settings
 from studio.processes import die_with_parent
 
 # Demuxers we accept. Uploads can only ever be given the first three (media.probe sniffs the bytes);
-# png_pipe reads back the lossless frames this project renders itself, for verification.
-ALLOWED_DEMUXERS = ("mov", "matroska", "avi", "png_pipe")
-FORMAT_WHITELIST = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,png_pipe"
+# png_pipe, wav and flac read back the frames and sound this project renders itself, for
+# verification.
+ALLOWED_DEMUXERS = ("mov", "matroska", "avi", "png_pipe", "wav", "flac")
+FORMAT_WHITELIST = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,png_pipe,wav,flac"
 
 PROBESIZE_BYTES = 20_000_000
 ANALYZEDURATION_US = 20_000_000

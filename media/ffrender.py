@@ -10,7 +10,8 @@ holds, so ffmpeg is told *which frames*, not *how long*:
 2. ``select`` passes only frames whose time lies between the midpoints around each wanted run of
    frames — midpoints are half a frame interval away from any frame, so a microsecond of rounding
    can never let a neighbour in or keep a wanted frame out;
-3. ``-frames:v N`` stops decoding as soon as the N wanted frames are out;
+3. ``-frames:v N`` stops decoding as soon as the N wanted frames are out (with sound, a ``trim``
+   half a frame after the last wanted frame ends the decoded pictures instead);
 4. ``settb=1/1000000`` + ``setpts`` rebase the clip to 0 and remove the gaps between runs
    (Previous-step), in integer microseconds, so VFR timing is kept exactly.
 
@@ -30,10 +31,18 @@ from pathlib import Path
 
 import numpy as np
 
+from media.audio import (
+    AUDIO_PREROLL_US,
+    AudioTrack,
+    NoSound,
+    audio_chain,
+    decoded_audio,
+    encode_args,
+)
 from media.ffmpeg import file_url, input_args, run_ffmpeg
 from media.outputs import container_index
 from media.probe import MediaRejected
-from media.timebase import US_PER_SECOND
+from media.timebase import US_PER_SECOND, frame_duration_us
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -64,7 +73,7 @@ class ClipOutput:
     size: tuple[int, int]
     crf: int = 20
     preset: str = "veryfast"
-    audio: bool = False
+    audio: AudioTrack | None = None  # the window's sound, cut to the same instants as the frames
     min_duration_us: int = 0  # stretch the timeline (never the frames) to at least this
     intra_qp: int | None = None  # fixed-QP all-intra H.264 instead of CRF with a GOP
 
@@ -74,6 +83,17 @@ class FramesOutput:
     directory: Path
     indices: tuple[int, ...]  # source frames in presentation order; may repeat
     size: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class AudioOutput:
+    """Sound alone (WAV or FLAC): the window's sound under the same rule as a clip's track."""
+
+    path: Path
+    track: AudioTrack
+
+
+Output = ClipOutput | FramesOutput | AudioOutput
 
 
 def output_size(width: int, height: int, max_short_side: int) -> tuple[int, int]:
@@ -90,12 +110,6 @@ def output_size(width: int, height: int, max_short_side: int) -> tuple[int, int]
 # --- timing -------------------------------------------------------------------------------------
 
 
-def _frame_duration_us(times: np.ndarray, index: int) -> int:
-    if index + 1 < len(times):
-        return int(times[index + 1] - times[index])
-    return int(times[-1] - times[-2]) if len(times) > 1 else 33_333
-
-
 def clip_output_times(times: np.ndarray, clip: ClipOutput) -> tuple[list[int], int, Fraction]:
     """Output presentation time of every clip frame, the clip's duration and the stretch factor.
 
@@ -109,10 +123,10 @@ def clip_output_times(times: np.ndarray, clip: ClipOutput) -> tuple[list[int], i
         t = int(times[index])
         if pos and pos in run_starts:
             prev = clip.indices[pos - 1]
-            shown_until = out[-1] + _frame_duration_us(times, prev)
+            shown_until = out[-1] + frame_duration_us(times, prev)
             offset = t - first - shown_until
         out.append(t - first - offset)
-    duration = out[-1] + _frame_duration_us(times, clip.indices[-1])
+    duration = out[-1] + frame_duration_us(times, clip.indices[-1])
     factor = Fraction(1)
     if clip.min_duration_us and duration < clip.min_duration_us:
         factor = Fraction(clip.min_duration_us, duration)
@@ -149,8 +163,16 @@ def _select_expr(src: SourceRef, indices) -> str:
     return "+".join(terms)
 
 
-def _seek_seconds(src: SourceRef, first_index: int) -> float | None:
-    t = int(src.frame_times_us[first_index])
+def _end_seconds(src: SourceRef, last: int) -> float | None:
+    """Halfway from frame ``last`` to the next, on the file's timeline (None: the last frame)."""
+    times = src.frame_times_us
+    if last + 1 >= len(times):
+        return None
+    return (src.origin_us + (int(times[last]) + int(times[last + 1])) / 2) / US_PER_SECOND
+
+
+def _seek_seconds(src: SourceRef, t: int) -> float | None:
+    """The keyframe at or before source time ``t`` on the file's timeline (None: the first)."""
     keys = src.keyframe_times_us
     k = int(np.searchsorted(keys, t, side="right")) - 1
     if k <= 0:
@@ -178,26 +200,33 @@ def _setpts_expr(times: np.ndarray, clip: ClipOutput, factor: Fraction) -> str:
 # --- rendering ------------------------------------------------------------------------------------
 
 
-def _clip_branch(k: int, src: SourceRef, clip: ClipOutput, alone: bool) -> tuple[str, list]:
-    """Filter-graph branch and output arguments of one clip."""
+def _clip_branch(
+    k: int, src: SourceRef, clip: ClipOutput, alone: bool, sound: str = ""
+) -> tuple[str, list]:
+    """Filter-graph branch and output arguments of one clip (``sound``: its audio's label)."""
     w, h = clip.size
     _, _, factor = clip_output_times(src.frame_times_us, clip)
     select = "" if alone else f"select={_select_expr(src, clip.indices)},"
+    # ``-frames:v`` stops a silent clip once its frames are out; it would close a clip with sound
+    # before the sound encoder hands over its last frames, so there the decoded pictures end
+    # instead (``render``: a ``trim`` ahead of the selection).
+    limit = [] if clip.audio else ["-frames:v", str(len(clip.indices))]
     graph = (
         f"[s{k}]{select}settb=1/1000000,"
         f"setpts={_setpts_expr(src.frame_times_us, clip, factor)},"
         f"scale={w}:{h}:flags=bicubic,format=yuv420p[o{k}]"
     )
-    args = ["-map", f"[o{k}]", "-frames:v", str(len(clip.indices)),
+    args = ["-map", f"[o{k}]", *limit,
             "-fps_mode", "passthrough", "-enc_time_base:v", "1/1000000",
             "-c:v", "libx264", "-preset", clip.preset, "-pix_fmt", "yuv420p"]  # fmt: skip
     if clip.intra_qp is not None:
         args += ["-qp", str(clip.intra_qp), "-g", "1", "-bf", "0", "-x264-params", "keyint=1"]
     else:
         args += ["-crf", str(clip.crf)]
-    # A stretched timeline has no honest sound track, so stretched clips are silent.
-    if clip.audio and src.has_audio and factor == 1:
-        args += ["-map", "0:a:0", "-af", _audio_filter(src, clip), "-c:a", "aac", "-b:a", "96k"]
+    if clip.audio is not None:
+        if factor != 1:
+            raise ValueError("a stretched timeline has no honest sound track")
+        args += ["-map", f"[{sound}]", *encode_args(clip.audio.format)]
     else:
         args += ["-an"]
     args += ["-sn", "-dn", "-map_metadata", "-1", "-movflags", "+faststart",
@@ -206,7 +235,9 @@ def _clip_branch(k: int, src: SourceRef, clip: ClipOutput, alone: bool) -> tuple
     return graph, args
 
 
-def _frames_branch(k: int, src: SourceRef, frames: FramesOutput, alone: bool) -> tuple[str, list]:
+def _frames_branch(
+    k: int, src: SourceRef, frames: FramesOutput, alone: bool, sound: str = ""
+) -> tuple[str, list]:
     """Filter-graph branch and output arguments of one frame set (each distinct frame once)."""
     w, h = frames.size
     unique = sorted(set(frames.indices))
@@ -219,20 +250,60 @@ def _frames_branch(k: int, src: SourceRef, frames: FramesOutput, alone: bool) ->
     return graph, args
 
 
-def render(src: SourceRef, outputs: list[ClipOutput | FramesOutput], *, seek: bool = True) -> None:
-    """Write every output in one ffmpeg run (one decode of the union of their frames)."""
+def _audio_branch(output: AudioOutput, sound: str) -> list[str]:
+    """Output arguments of sound alone (its filters come from ``media.audio.audio_chain``)."""
+    fmt = output.track.format
+    return ["-map", f"[{sound}]", *encode_args(fmt), "-map_metadata", "-1",
+            "-fflags", "+bitexact", "-flags:a", "+bitexact",
+            "-f", fmt.container, "-y", file_url(output.path)]  # fmt: skip
+
+
+def _track(output) -> AudioTrack | None:
+    return output.track if isinstance(output, AudioOutput) else getattr(output, "audio", None)
+
+
+def render(src: SourceRef, outputs: list[Output], *, seek: bool = True) -> None:
+    """Write every output in one ffmpeg run (one decode of the union of their frames, and of the
+    sound where an output carries it)."""
     if not outputs:
         return
-    wanted = sorted({i for o in outputs for i in o.indices})
-    seek_to = _seek_seconds(src, wanted[0]) if seek else None
-    labels = "".join(f"[s{k}]" for k in range(len(outputs)))
-    split = f",split={len(outputs)}{labels}" if len(outputs) > 1 else "[s0]"
-    graph = [f"[0:v]select={_select_expr(src, wanted)}{split}"]
+    visual = [o for o in outputs if not isinstance(o, AudioOutput)]
+    sounding = [o for o in outputs if _track(o) is not None]
+    if sounding and not src.has_audio:
+        raise MediaRejected("the source video has no sound track")
+    starts = []  # source times decoding must start at or before
+    if visual:
+        wanted = sorted({i for o in visual for i in o.indices})
+        starts.append(int(src.frame_times_us[wanted[0]]))
+    starts += [_track(o).spans[0].start_us - AUDIO_PREROLL_US for o in sounding]
+    seek_to = _seek_seconds(src, min(starts)) if seek else None
+    graph: list[str] = []
+    if visual:
+        labels = "".join(f"[s{k}]" for k in range(len(visual)))
+        split = f",split={len(visual)}{labels}" if len(visual) > 1 else "[s0]"
+        # With sound, the decoded pictures end after the last wanted frame (half a frame
+        # interval on), so the picture branches end without ``-frames:v`` and decoding stops.
+        end = _end_seconds(src, wanted[-1]) if sounding else None
+        trim = f"trim=end={end:.7f}," if end is not None else ""
+        graph.append(f"[0:v]{trim}select={_select_expr(src, wanted)}{split}")
+    if len(sounding) > 1:
+        graph.append(f"[0:a:0]asplit={len(sounding)}"
+                     + "".join(f"[d{k}]" for k in range(len(sounding))))  # fmt: skip
     out_args: list[str] = []
-    alone = len(outputs) == 1  # the first select already passes exactly this output's frames
-    for k, output in enumerate(outputs):
+    alone = len(visual) == 1  # the first select already passes exactly this output's frames
+    heard, seen = itertools.count(), itertools.count()  # positions among sounding / visual
+    for output in outputs:
+        sound, track = "", _track(output)
+        if track is not None:
+            j = next(heard)
+            sound = f"a{j}"
+            source = f"d{j}" if len(sounding) > 1 else "0:a:0"
+            graph.append(audio_chain(source, track, src.origin_us, sound))
+        if isinstance(output, AudioOutput):
+            out_args += _audio_branch(output, sound)
+            continue
         branch = _clip_branch if isinstance(output, ClipOutput) else _frames_branch
-        part, args = branch(k, src, output, alone)
+        part, args = branch(next(seen), src, output, alone, sound)
         graph.append(part)
         out_args += args
     args = ["-copyts", "-start_at_zero", *input_args(src.path, demuxer=src.demuxer,
@@ -244,18 +315,6 @@ def render(src: SourceRef, outputs: list[ClipOutput | FramesOutput], *, seek: bo
     for output in outputs:
         if isinstance(output, FramesOutput):
             _arrange_frames(output)
-
-
-def _audio_filter(src: SourceRef, clip: ClipOutput) -> str:
-    times = src.frame_times_us
-    terms = []
-    starts = [*clip.run_starts, len(clip.indices)]
-    for a, b in itertools.pairwise(starts):
-        first, last = clip.indices[a], clip.indices[b - 1]
-        lo = (src.origin_us + int(times[first])) / US_PER_SECOND
-        hi = (src.origin_us + int(times[last]) + _frame_duration_us(times, last)) / US_PER_SECOND
-        terms.append(f"between(t\\,{lo:.6f}\\,{hi:.6f})")
-    return f"aselect={'+'.join(terms)},asetpts=N/SR/TB"
 
 
 def _arrange_frames(output: FramesOutput) -> None:
@@ -297,8 +356,52 @@ def verify_clip(clip: ClipOutput, times: np.ndarray) -> dict:
             f"the clip is {found.width}x{found.height} rotated {found.rotation}, "
             f"expected {clip.size[0]}x{clip.size[1]} upright"
         )
-    return {"frame_count": len(got), "output_times_us": got, "duration_us": duration,
-            "mime_type": found.mime_type}  # fmt: skip
+    result = {"frame_count": len(got), "output_times_us": got, "duration_us": duration,
+              "mime_type": found.mime_type}  # fmt: skip
+    if clip.audio is None:
+        if found.has_audio:
+            raise RenderVerificationError("the clip has a sound track; its profile is silent")
+        return result
+    if clip.audio.duration_us != duration:
+        raise RenderVerificationError(
+            f"the clip's sound lasts {clip.audio.duration_us} µs, its picture {duration} µs"
+        )
+    return result | verify_track(clip.path, clip.audio)
+
+
+def verify_track(path: Path, track: AudioTrack) -> dict:
+    """Decode the sound of an output and count it: codec, rate and channels as its format says,
+    and as many samples as its spans at that rate (within ``tolerance_samples``: one AAC frame)."""
+    fmt = track.format
+    try:
+        found = decoded_audio(path, demuxer=fmt.demuxer)
+    except NoSound as exc:
+        raise RenderVerificationError(f"the rendered sound cannot be read: {exc}") from None
+    stream = found.stream
+    if stream.codec != fmt.codec or stream.rate != fmt.rate:
+        raise RenderVerificationError(
+            f"the sound is {stream.codec} at {stream.rate} Hz, "
+            f"expected {fmt.codec} at {fmt.rate} Hz"
+        )
+    if stream.channels not in fmt.channel_counts:
+        raise RenderVerificationError(
+            f"the sound has {stream.channels} channels, expected {fmt.layouts}"
+        )
+    expected = track.expected_samples
+    if abs(found.samples - expected) > fmt.tolerance_samples:
+        raise RenderVerificationError(
+            f"the sound holds {found.samples} samples, its window {expected} "
+            f"({track.duration_us} µs at {fmt.rate} Hz; at most {fmt.tolerance_samples} apart)"
+        )
+    return {"audio_rate": stream.rate, "audio_channels": stream.channels,
+            "audio_samples": found.samples}  # fmt: skip
+
+
+def verify_audio(output: AudioOutput) -> dict:
+    """Check sound alone as frames are checked: decoded and counted against its window."""
+    found = verify_track(output.path, output.track)
+    return found | {"mime_type": output.track.format.mime_type,
+                    "duration_us": output.track.duration_us}  # fmt: skip
 
 
 def _png_size(path: Path) -> tuple[int, int]:

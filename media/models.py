@@ -76,6 +76,15 @@ class SourceVideo(models.Model):
     fps_den = models.PositiveIntegerField(default=1, help_text="Nominal frame rate denominator")
     is_vfr = models.BooleanField(default=False, help_text="Variable frame rate")
     has_audio = models.BooleanField(default=False)
+    audio_codec = models.CharField(
+        max_length=50, blank=True, help_text="Codec of the first audio stream, if any"
+    )
+    audio_sample_rate = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Samples per second of the first audio stream"
+    )
+    audio_channels = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Channels of the first audio stream"
+    )
     duration_us = models.BigIntegerField()
     frame_count = models.PositiveIntegerField()
     frame_times = models.BinaryField(help_text="Presentation time of every frame (compressed)")
@@ -171,8 +180,8 @@ class SourceVideo(models.Model):
 
 
 class RenderedMedia(Leased):
-    """One rendered medium: a clip or a frame set, keyed by the SHA-256 of everything that
-    determines its bytes (source, frames, order, profile, renderer version).
+    """One rendered medium: a clip, a frame set or sound alone, keyed by the SHA-256 of everything
+    that determines its bytes (source, frames, order, profile, renderer version).
 
     Status moves pending → rendering → ready (or failed). Only a verified output is ever ready;
     a worker that dies mid-render leaves the row in ``rendering`` with a lease that runs out, and
@@ -182,6 +191,7 @@ class RenderedMedia(Leased):
     class Kind(models.TextChoices):
         CLIP = "clip", "Clip (MP4)"
         FRAMES = "frames", "Frame set (PNG)"
+        AUDIO = "audio", "Sound (WAV/FLAC)"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -208,6 +218,13 @@ class RenderedMedia(Leased):
         default=list, blank=True, help_text="Presentation time of every clip frame in the clip"
     )
     duration_us = models.BigIntegerField(null=True, blank=True)
+    audio_rate = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Samples per second of the sound, as decoded"
+    )
+    audio_channels = models.PositiveSmallIntegerField(null=True, blank=True)
+    audio_samples = models.BigIntegerField(
+        null=True, blank=True, help_text="Samples of the sound (per channel), as decoded"
+    )
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
@@ -219,17 +236,25 @@ class RenderedMedia(Leased):
         ordering = ["-created_at", "id"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(kind__in=["clip", "frames"]), name="rendered_kind_valid"
+                condition=Q(kind__in=["clip", "frames", "audio"]), name="rendered_kind_valid"
             ),
             models.CheckConstraint(
                 condition=Q(status__in=["pending", "rendering", "ready", "failed"]),
                 name="rendered_status_valid",
             ),
             models.CheckConstraint(condition=Exact(Length("key"), 64), name="rendered_key_length"),
-            # Ready means verified: a file, its size and its frame count are known.
+            # Ready means verified: a file, its size and its frame count (sound: its sample
+            # count) are known.
             models.CheckConstraint(
                 condition=~Q(status="ready")
-                | Q(path__gt="", size_bytes__gt=0, frame_count__gt=0, ready_at__isnull=False),
+                | Q(path__gt="", size_bytes__gt=0, frame_count__gt=0, ready_at__isnull=False)
+                | Q(
+                    path__gt="",
+                    size_bytes__gt=0,
+                    kind="audio",
+                    audio_samples__gt=0,
+                    ready_at__isnull=False,
+                ),
                 name="rendered_ready_is_complete",
             ),
         ]

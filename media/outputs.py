@@ -15,6 +15,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from media.audio import parse_audio_stream
 from media.ffmpeg import input_args
 from media.probe import _NOPTS, MediaRejected, _rotation, _run_on_video, sniff_container
 from media.timebase import US_PER_SECOND
@@ -30,6 +31,7 @@ class ContainerIndex:
     height: int
     rotation: int
     times_us: tuple[int, ...]  # presentation times, in order, the first at 0
+    has_audio: bool = False  # the file also holds a sound stream
 
 
 def container_index(path: str | os.PathLike) -> ContainerIndex:
@@ -58,12 +60,14 @@ def container_index(path: str | os.PathLike) -> ContainerIndex:
     if not pts:
         raise MediaRejected("the video stream holds no frames")
     pts.sort()
+    log = result.stderr.decode("utf-8", "replace")
     scale = Fraction(int(tb["num"]), int(tb["den"])) * US_PER_SECOND
     times = tuple(round((p - pts[0]) * scale) for p in pts)
     return ContainerIndex(
         mime_type=mime_type,
         width=int(dims["w"]),
         height=int(dims["h"]),
-        rotation=_rotation(result.stderr.decode("utf-8", "replace")),
+        rotation=_rotation(log),
         times_us=times,
+        has_audio=parse_audio_stream(log) is not None,
     )

@@ -42,6 +42,7 @@ from subprocess import CompletedProcess
 import numpy as np
 from django.conf import settings
 
+from media.audio import AudioStream, parse_audio_stream
 from media.ffmpeg import (
     FFmpegError,
     finish,
@@ -77,6 +78,7 @@ class Probe:
     # int64 arrays (8 bytes a frame, not a Python object per frame)
     frame_times_us: np.ndarray  # every frame in presentation order, first at 0, increasing
     keyframe_times_us: np.ndarray
+    audio: AudioStream | None = None  # the first audio stream: codec, rate, channels
 
     @property
     def frame_count(self) -> int:
@@ -247,6 +249,7 @@ class _Header:
     rotation: int
     has_audio: bool
     start_us: int  # the file's start time as ffmpeg prints it (what -start_at_zero subtracts)
+    audio: AudioStream | None = None
 
 
 def _read_header(path: Path, demuxer: str) -> _Header:
@@ -299,6 +302,7 @@ def _parse_header(header: str) -> _Header:
         rotation=_rotation(header),
         has_audio=bool(_AUDIO_RE.search(header)),
         start_us=-start_us if start and start["sign"] else start_us,
+        audio=parse_audio_stream(header),
     )
 
 
@@ -570,4 +574,5 @@ def probe_file(
         origin_us=origin_us,
         frame_times_us=times,
         keyframe_times_us=keyframes if keyframes.size else np.zeros(1, dtype=np.int64),
+        audio=head.audio,
     )

@@ -19,7 +19,7 @@ import shutil
 import socket
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from functools import partial
 from pathlib import Path
 
@@ -27,21 +27,33 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import Q
 
+from media.audio import AudioTrack, audio_spans
 from media.ffmpeg import FFmpegError
 from media.ffrender import (
+    AudioOutput,
     ClipOutput,
     FramesOutput,
     RenderVerificationError,
     SourceRef,
     output_size,
     render,
+    verify_audio,
     verify_clip,
     verify_frames,
 )
 from media.models import RenderedMedia, SourceVideo
 from media.probe import MediaRejected
+
+# Profiles live in media.profiles; callers have always found these names here too.
+from media.profiles import (
+    PROFILES,  # noqa: F401
+    AudioUnavailable,
+    ProfileMismatch,
+    frames_profile,  # noqa: F401
+    profile_named,
+    transmission_profile,  # noqa: F401
+)
 from media.windows import (
-    FRAME_BUDGET,
     StepTimes,
     Window,
     condition_window,
@@ -53,81 +65,32 @@ from studio.enqueue import soft_time_limit, task_named
 from studio.leases import WorkKind, lease_claim, lease_kept, lease_release
 
 RENDERER_VERSION = 1
-# Clips above this size are sent as fixed-QP all-intra H.264 (paper, appendix F.1: "15 MB").
-TRANSMISSION_MAX_BYTES = 15 * 1024 * 1024
-STRETCH_MIN_DURATION_US = 2_100_000
-
-
-@dataclass(frozen=True)
-class Profile:
-    name: str
-    kind: str  # "clip" or "frames"
-    max_short_side: int = 720
-    crf: int = 20
-    preset: str = "veryfast"
-    audio: bool = False
-    min_duration_us: int = 0
-    intra_qp: int | None = None
-    frame_count: int = FRAME_BUDGET
-
-
-PROFILES = {
-    p.name: p
-    for p in (
-        Profile("clip", "clip"),
-        Profile("clip_audio", "clip", audio=True),
-        Profile("clip_min2100", "clip", min_duration_us=STRETCH_MIN_DURATION_US),
-        Profile("clip_intra", "clip", intra_qp=20),
-        Profile("frames16", "frames"),
-    )
-}
-
-
-class ProfileMismatch(ValueError):
-    pass
-
-
-def transmission_profile(*, sizes_bytes: Iterable[int]) -> str:
-    """The clip profile for a set of *paired* conditions: one rule for all of them, so a pair is
-    never compared across two encodings."""
-    return "clip_intra" if any(s > TRANSMISSION_MAX_BYTES for s in sizes_bytes) else "clip"
-
-
-def frames_profile(count: int) -> str:
-    """The name of the profile of ``count`` frames (``frames16`` is the paper's budget)."""
-    if not 1 <= count <= 64:
-        raise ProfileMismatch(f"a frame set holds 1 to 64 frames, not {count}")
-    return f"frames{count}"
-
-
-def profile_named(name: str) -> Profile:
-    try:
-        return PROFILES[name]
-    except KeyError:
-        # Frame sets of another size (an endpoint that takes N images): framesN, 1 <= N <= 64.
-        if name.startswith("frames") and name[6:].isdigit() and 1 <= int(name[6:]) <= 64:
-            return Profile(name, "frames", frame_count=int(name[6:]))
-        raise ProfileMismatch(
-            f"unknown render profile {name!r}; known: {sorted(PROFILES)}"
-        ) from None
 
 
 # --- specs and keys ---------------------------------------------------------------------------
 
 
 def media_spec(*, video: SourceVideo, window: Window, profile: str, seed: int | str = 0) -> dict:
-    """Everything that determines the output bytes; its hash is the medium's key."""
+    """Everything that determines the output bytes; its hash is the medium's key.
+
+    AudioUnavailable (a ProfileMismatch) when the profile carries sound and the source has none.
+    """
     prof = profile_named(profile)
+    if prof.audio and not video.has_audio:
+        raise AudioUnavailable(
+            f"{video.title} has no sound track, and the {profile} profile renders sound; use a "
+            "silent profile or a source with audio"
+        )
     times = video.frame_times_us()
-    size = output_size(*video.display_size, prof.max_short_side)
     spec = {
         "renderer": RENDERER_VERSION,
         "source_sha256": video.sha256,
         "kind": prof.kind,
         "profile": asdict(prof),
-        "size": list(size),
     }
-    if prof.kind == "clip":
+    if prof.kind != "audio":
+        spec["size"] = list(output_size(*video.display_size, prof.max_short_side))
+    if prof.kind in ("clip", "audio"):
         if window.order != "chronological":
             raise ProfileMismatch(
                 f"{window.condition} is a frame set; render it with a frames profile"
@@ -138,6 +101,10 @@ def media_spec(*, video: SourceVideo, window: Window, profile: str, seed: int | 
             "run_starts": list(selection.segment_starts),
             "boundary_fallback": selection.boundary_fallback,
         }
+        if prof.audio:
+            spans = audio_spans(times, selection.indices, selection.segment_starts,
+                                window.segments)  # fmt: skip
+            spec["audio"] = AudioTrack(prof.audio_format, spans).as_spec()
     else:
         indices, permutation, fallback = frame_set(times, window, count=prof.frame_count, seed=seed)
         spec |= {
@@ -213,9 +180,17 @@ def media_rerun(*, media_ids: Iterable[int] | None = None) -> int:
 # --- rendering ------------------------------------------------------------------------------------
 
 
+def _suffix(media: RenderedMedia) -> str:
+    """The file name's ending: a clip's ``.mp4``, sound's ``.wav``/``.flac``; none for a folder."""
+    if media.kind == RenderedMedia.Kind.CLIP:
+        return ".mp4"
+    if media.kind == RenderedMedia.Kind.AUDIO:
+        return "." + media.spec["audio"]["format"]["container"]
+    return ""
+
+
 def _final_name(media: RenderedMedia) -> str:
-    suffix = ".mp4" if media.kind == RenderedMedia.Kind.CLIP else ""
-    return f"renders/{media.key[:2]}/{media.key}{suffix}"
+    return f"renders/{media.key[:2]}/{media.key}{_suffix(media)}"
 
 
 def _tmp_dir() -> Path:
@@ -294,8 +269,16 @@ def _source_ref(video: SourceVideo) -> SourceRef:
     )
 
 
-def _output(media: RenderedMedia, target: Path) -> ClipOutput | FramesOutput:
+def _output(media: RenderedMedia, target: Path) -> ClipOutput | FramesOutput | AudioOutput:
     spec = media.spec
+    if spec["profile"].get("audio") is True:
+        # A spec from before sound had its own rule (media.audio) names no spans to cut.
+        raise RenderVerificationError(
+            "this medium was requested before sound was cut by its own rule; request it again"
+        )
+    track = AudioTrack.from_spec(spec["audio"]) if spec.get("audio") else None
+    if media.kind == RenderedMedia.Kind.AUDIO:
+        return AudioOutput(path=target, track=track)
     size = tuple(spec["size"])
     if media.kind == RenderedMedia.Kind.CLIP:
         prof = spec["profile"]
@@ -306,7 +289,7 @@ def _output(media: RenderedMedia, target: Path) -> ClipOutput | FramesOutput:
             size=size,
             crf=prof["crf"],
             preset=prof["preset"],
-            audio=prof["audio"],
+            audio=track,
             min_duration_us=prof["min_duration_us"],
             intra_qp=prof["intra_qp"],
         )
@@ -316,6 +299,8 @@ def _output(media: RenderedMedia, target: Path) -> ClipOutput | FramesOutput:
 def _verify(output, times) -> dict:
     if isinstance(output, ClipOutput):
         return verify_clip(output, times)
+    if isinstance(output, AudioOutput):
+        return verify_audio(output)
     return verify_frames(output)
 
 
@@ -328,9 +313,9 @@ def _size_of(path: Path) -> int:
 def _retarget(output, target: Path):
     from dataclasses import replace
 
-    if isinstance(output, ClipOutput):
-        return replace(output, path=target)
-    return replace(output, directory=target)
+    if isinstance(output, FramesOutput):
+        return replace(output, directory=target)
+    return replace(output, path=target)
 
 
 RENDER_ERRORS = (FFmpegError, RenderVerificationError, MediaRejected, OSError)
@@ -361,7 +346,7 @@ def _final_path(media: RenderedMedia) -> Path:
 
 def _tmp_path(media: RenderedMedia) -> Path:
     token = secrets.token_hex(4)
-    suffix = ".mp4" if media.kind == RenderedMedia.Kind.CLIP else ".d"
+    suffix = _suffix(media) or ".d"
     return _tmp_dir() / f"{media.key}.{socket.gethostname()}.{os.getpid()}.{token}{suffix}"
 
 
@@ -378,10 +363,17 @@ def _mark_ready(media: RenderedMedia, found: dict, times) -> RenderedMedia:
             "path": final_name,
             "mime_type": found["mime_type"],
             "size_bytes": _size_of(Path(default_storage.path(final_name))),
-            "frame_count": found["frame_count"],
-            "source_times_us": [int(times[i]) for i in media.spec["frames"]],
+            "frame_count": found.get("frame_count"),
+            "source_times_us": (
+                []
+                if media.kind == RenderedMedia.Kind.AUDIO
+                else [int(times[i]) for i in media.spec["frames"]]
+            ),
             "output_times_us": found.get("output_times_us", []),
             "duration_us": found.get("duration_us"),
+            "audio_rate": found.get("audio_rate"),
+            "audio_channels": found.get("audio_channels"),
+            "audio_samples": found.get("audio_samples"),
             "ready_at": studio_services.now(),
         },
     )
@@ -480,10 +472,13 @@ def _render_group(claimed: list[RenderedMedia]) -> list[RenderedMedia]:
         temps = {m.pk: _tmp_path(m) for m in fresh}
         for m in fresh:
             _remove_stale_temps(m.key)
-        outputs = {m.pk: _output(m, temps[m.pk]) for m in fresh}
+        outputs = {}
+        for m in fresh:
+            with contextlib.suppress(*RENDER_ERRORS):  # its reason is recorded alone, below
+                outputs[m.pk] = _output(m, temps[m.pk])
         try:
             render(src, list(outputs.values()))
-            for media in list(fresh):
+            for media in [m for m in fresh if m.pk in outputs]:
                 try:
                     found = _verify(outputs[media.pk], src.frame_times_us)
                     _publish(temps[media.pk], _final_path(media))

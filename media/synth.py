@@ -8,12 +8,18 @@ resolution, scaling and rotation; the complement row lets the reader refuse a fr
 read instead of guessing. ``read_frame_numbers`` decodes every frame of a file and returns the
 numbers: that is how tests prove which source frames a rendered clip holds.
 
+Sound, when asked for, encodes time too: a quiet 440 Hz tone with a click (1 ms at full
+strength) every ``CLICK_EVERY_US`` of the source's timeline, at 48 kHz mono AAC. ``read_clicks``
+decodes any file's sound and returns where its clicks start, so tests can tell which stretch of
+the source a rendered sound holds, to a fraction of a millisecond.
+
 Frames are drawn with numpy and piped raw into ffmpeg; a 60 s 640x360 video takes a few seconds.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +29,9 @@ import numpy as np
 from media.ffmpeg import FFmpegError, file_url, finish, input_args, popen_ffmpeg
 
 BARCODE_BITS = 20  # up to about a million frames
+AUDIO_RATE = 48_000
+CLICK_EVERY_US = 100_000
+_CLICK_SAMPLES = AUDIO_RATE // 1000
 READ_SIZE = (320, 192)  # frames are scaled to this before reading; the layout is relative
 
 # 3x5 glyphs, rows top to bottom, "1" = ink.
@@ -57,6 +66,7 @@ class SynthVideo:
     rotation: int
     fps: int
     has_audio: bool
+    audio_offset_us: int = 0  # where the sound stream starts on the picture's timeline
 
 
 def _text_mask(text: str, scale: int) -> np.ndarray:
@@ -123,11 +133,15 @@ def synth_video(
     gop: int | None = None,
     bframes: int = 2,
     preset: str = "superfast",
+    audio_offset: float = 0.0,
 ) -> SynthVideo:
     """Write an H.264 MP4 whose every frame shows its own number; returns what was written.
 
     ``size`` is the displayed size; with ``rotation`` (clockwise, as a phone records) the stored
     picture is turned the other way and the display matrix turns it back for the viewer.
+    ``audio_offset`` (seconds) starts the sound stream that much after the first picture (a
+    stream start offset, written as the container's edit list), its clicks still on the picture's
+    timeline.
     """
     if rotation not in (0, 90, 180, 270):
         raise ValueError("rotation must be 0, 90, 180 or 270")
@@ -151,8 +165,13 @@ def synth_video(
         args += ["-display_rotation", str(-rotation), "-noautorotate"]
     args += ["-i", "pipe:0"]
     if audio:
-        args += ["-f", "lavfi", "-t", f"{times[-1] / 1e6 + 1 / fps:.6f}",
-                 "-i", "sine=frequency=440:sample_rate=48000"]  # fmt: skip
+        offset = round(audio_offset * AUDIO_RATE)  # whole samples
+        every = CLICK_EVERY_US * AUDIO_RATE // 1_000_000
+        clicks = (f"aevalsrc=0.1*sin(2*PI*440*t)+0.8*lt(mod(n+{offset}\\,{every})\\,"
+                  f"{_CLICK_SAMPLES}):s={AUDIO_RATE}:c=mono")  # fmt: skip
+        args += ["-itsoffset", f"{offset / AUDIO_RATE:.6f}", "-f", "lavfi",
+                 "-t", f"{times[-1] / 1e6 + 1 / fps - offset / AUDIO_RATE:.6f}",
+                 "-i", clicks]  # fmt: skip
     args += [
         "-map", "0:v",
         "-vf", f"settb=1/{tick},setpts={pts_expr}",
@@ -177,7 +196,8 @@ def synth_video(
     except BrokenPipeError:
         pass
     finish(proc)
-    return SynthVideo(path, tuple(times), width, height, rotation, fps, audio)
+    offset_us = round(audio_offset * AUDIO_RATE) * 1_000_000 // AUDIO_RATE if audio else 0
+    return SynthVideo(path, tuple(times), width, height, rotation, fps, audio, offset_us)
 
 
 def read_barcodes(frames: np.ndarray) -> list[int]:
@@ -217,3 +237,27 @@ def read_frame_numbers(path: str | os.PathLike, *, demuxer: str | None = None) -
         raise FFmpegError(f"decoded {len(data)} bytes, not a whole number of {w}x{h} frames")
     frames = np.frombuffer(data, dtype=np.uint8).reshape(-1, h, w)
     return read_barcodes(frames)
+
+
+def read_clicks(path: str | os.PathLike, *, demuxer: str = "mov") -> tuple[list[int], int, int]:
+    """Where the clicks of a file's sound start (µs from its first sample), how many samples it
+    holds and at what rate. A click is a run of samples over half strength after at least 20 ms
+    without one (the tone stays at a tenth)."""
+    path = Path(path)
+    proc = popen_ffmpeg(
+        [*input_args(path, demuxer=demuxer), "-map", "0:a:0", "-ac", "1",
+         "-c:a", "pcm_s16le", "-f", "s16le", "pipe:1"],
+        stdout=subprocess.PIPE, loglevel="info",
+    )  # fmt: skip
+    data = proc.stdout.read()
+    log = finish(proc).decode("utf-8", "replace").split("\nOutput #0", 1)[0]
+    found = re.search(r"Audio: [^\n]*?, (\d+) Hz", log)
+    if not found:
+        raise FFmpegError("the file names no audio stream")
+    rate = int(found[1])
+    samples = np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768
+    loud = np.flatnonzero(np.abs(samples) > 0.4)
+    if not loud.size:
+        return [], samples.size, rate
+    onsets = loud[np.r_[True, np.diff(loud) > rate // 50]]
+    return [int(i) * 1_000_000 // rate for i in onsets], samples.size, rate

@@ -67,3 +67,12 @@ def frames_in_window(times_us: np.ndarray, start_us: int, stop_us: int) -> np.nd
     lo = int(np.searchsorted(times_us, start_us, side="left"))
     hi = int(np.searchsorted(times_us, stop_us, side="left"))
     return np.arange(lo, max(lo, hi))
+
+
+def frame_duration_us(times_us: np.ndarray, index: int) -> int:
+    """How long frame ``index`` is shown: until the next frame, or for the last frame as long as
+    the one before it (a single frame: 1/30 s). A clip's timeline and its sound both end at the
+    last frame's time plus this."""
+    if index + 1 < len(times_us):
+        return int(times_us[index + 1] - times_us[index])
+    return int(times_us[-1] - times_us[-2]) if len(times_us) > 1 else 33_333

@@ -30,7 +30,11 @@ class Command(BaseCommand):
         parser.add_argument("--fps", type=int, default=30)
         parser.add_argument("--size", default="640x360", help="displayed size, e.g. 640x360")
         parser.add_argument("--vfr", action="store_true", help="a variable frame rate")
-        parser.add_argument("--audio", action="store_true", help="with a sine-tone track")
+        parser.add_argument(
+            "--audio",
+            action="store_true",
+            help="with a sound track that encodes time: a 440 Hz tone and a click every 100 ms",
+        )
 
     def handle(self, *args, path, seconds, fps, size, vfr, audio, **options):
         if not 0 < seconds <= 3600 or not 1 <= fps <= 240:
