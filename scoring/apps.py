@@ -23,6 +23,8 @@ class ScoringConfig(AppConfig):
         from scoring.judges.views import run_page_part as judge_page_part
         from scoring.judgeval import demo as _judgeval_demo  # noqa: F401
         from scoring.publish import verify as _publish_check  # noqa: F401  (a bundle check)
+        from scoring.qa.dialogue import KIND as QA_TURN
+        from scoring.qa.dialogue import QaTurnHandler
         from scoring.runs.kinds import call_kind_register
         from scoring.runs.leases import run_item_work
         from scoring.runs.views import run_page_part_register
@@ -33,5 +35,6 @@ class ScoringConfig(AppConfig):
         work_kind_register(run_item_work())
         for kind, handler in JUDGE_HANDLERS.items():
             call_kind_register(kind, handler)
+        call_kind_register(QA_TURN, QaTurnHandler)
         run_page_part_register(judge_page_part)
         post_migrate.connect(_sync_packages, sender=self, dispatch_uid="scoring.sync_packages")
