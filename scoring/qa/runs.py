@@ -39,8 +39,14 @@ from scoring.runs.services import (
     run_resume,
     same,
 )
+from studio.vocabulary import vocabulary
 
 MEDIA = ("clip", "text_only")
+vocabulary(
+    "qa_media",
+    [("clip", "The group's clip"), ("text_only", "Text only (no media)")],
+    title="Media",
+)
 CONDITION = "qa_group"  # the window's name in the render spec (as the review page's clip)
 
 

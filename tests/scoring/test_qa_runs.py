@@ -249,3 +249,54 @@ def test_qa_judge_scores_the_open_ended_turns(qa_world, make_endpoint, packages,
         *REFERENCES[:2],
         SINGLE_REFERENCE,
     }
+
+
+def test_admin_starts_a_qa_run_and_reads_its_turns(
+    client, admin_user, annotator, qa_world, make_endpoint, packages, stand_in
+):
+    from django.urls import reverse
+
+    endpoint = make_endpoint(frames=4)
+    client.force_login(annotator)
+    assert client.get(reverse("scoring:qa-run-start")).status_code == 404
+    client.force_login(admin_user)
+    listing = client.get(reverse("scoring:run-list")).content.decode()
+    assert "Start a QA run" in listing and "qa_run_manifest" in listing
+    form = {
+        "name": "from-page",
+        "manifest": qa_world["manifest"].pk,
+        "media": "text_only",
+        "endpoint": endpoint.pk,
+        "package": packages("qa-prediction").pk,
+    }
+    refused = client.post(reverse("scoring:qa-run-start"), {**form, "media": "sound"})
+    assert refused.status_code == 200 and not Run.objects.exists()
+    stand_in.rules({"contains": "Question 1 of group 1", "times": -1, "action": {"status": 400}})
+    response = client.post(reverse("scoring:qa-run-start"), form)
+    run = Run.objects.get(name="from-page")
+    assert response.status_code == 302 and response.url.endswith(f"/runs/{run.pk}/")
+    _drive(run)
+    page = client.get(reverse("scoring:run-detail", args=[run.pk])).content.decode()
+    answer = _items(run, qa_world["chain"]["uid"])[0].prediction["answer"]
+    assert answer in page and "Question 0 of group 1?" in page
+    assert "not asked: turn 2 ended in API error" in page and "turn 3" in page
+    assert "Judge this run" in page and "QA judge" in page
+
+
+def test_qa_predict_command(qa_world, make_endpoint, packages, stand_in):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    make_endpoint(name="vlm")
+    out = StringIO()
+    args = ["qa_predict", "cmd", "--manifest", "qa_run_manifest", "--endpoint", "vlm"]
+    args += ["--package", "qa-prediction", "--media", "text_only"]
+    call_command(*args, stdout=out)
+    assert "run cmd" in out.getvalue()
+    run = Run.objects.get(name="cmd")
+    assert run.items.count() == 4 and run.items.filter(state=ItemState.WAITING).count() == 2
+    assert run.provenance["set"]["manifest_sha256"] == qa_world["manifest"].manifest_sha256
+    assert run.provenance["package"]["name"] == "qa-prediction"
+    with pytest.raises(CommandError, match="no manifest"):
+        call_command(*[a if a != "qa_run_manifest" else "nope" for a in args], stdout=out)
