@@ -25,6 +25,7 @@ class ScoringConfig(AppConfig):
         from scoring.publish import verify as _publish_check  # noqa: F401  (a bundle check)
         from scoring.qa.dialogue import KIND as QA_TURN
         from scoring.qa.dialogue import QaTurnHandler
+        from scoring.qa.results import run_page_part as qa_page_part
         from scoring.qa.run_views import run_list_part as qa_list_part
         from scoring.runs.kinds import call_kind_register
         from scoring.runs.leases import run_item_work
@@ -38,5 +39,6 @@ class ScoringConfig(AppConfig):
             call_kind_register(kind, handler)
         call_kind_register(QA_TURN, QaTurnHandler)
         run_page_part_register(judge_page_part)
+        run_page_part_register(qa_page_part)
         run_list_part_register(qa_list_part)
         post_migrate.connect(_sync_packages, sender=self, dispatch_uid="scoring.sync_packages")

@@ -15,8 +15,10 @@ from media.synth import synth_video
 from review.qa.imports import qa_import
 from review.qa.sampling import qa_manifest_freeze
 from scoring.models import ItemState, Judgement, Outcome, Run, RunItem
+from scoring.qa.results import qa_run_summary, turn_rows
 from scoring.qa.runs import qa_predict
 from scoring.runs import RunError, run_drive
+from scoring.runs.export import run_lines
 from scoring.runs.progress import run_progress
 from tests.review.qa.helpers import evidence, group, jsonl
 from tests.scoring.conftest import render_run_media
@@ -199,6 +201,17 @@ def test_failure_ends_the_dialogue_and_resume_asks_again(
     assert "turn 2" in chain[2].error
     progress = run_progress(run)
     assert progress["outcomes"]["not_asked"] == 1 and progress["outcomes"]["pending"] == 0
+    summary = qa_run_summary(run)
+    assert summary["dialogues"] == {"answered": 1, "api_error": 1}
+    assert summary["not_asked"] == 1 and summary["choice_answered"] == 0
+    lines = [line for line in run_lines(run) if line["group"] == qa_world["chain"]["uid"]]
+    assert [(x["turn"], x["state"], x["outcome"]) for x in lines] == [
+        (1, "done", "ok"),
+        (2, "done", "api_error"),
+        (3, "not_asked", None),
+    ]
+    assert lines[2]["not_asked_because"] == chain[2].error and lines[2]["attempts"] == []
+    assert lines[0]["format"] == "intent-studio.qa-turn/1" and "reference" not in lines[0]["asked"]
     assert all(_turn_of(b) != 3 for b in stand_in.bodies(last=50))
     calls = stand_in.stats()["requests"]
 
@@ -300,3 +313,21 @@ def test_qa_predict_command(qa_world, make_endpoint, packages, stand_in):
     assert run.provenance["package"]["name"] == "qa-prediction"
     with pytest.raises(CommandError, match="no manifest"):
         call_command(*[a if a != "qa_run_manifest" else "nope" for a in args], stdout=out)
+
+
+@pytest.mark.parametrize(
+    ("reply", "chosen", "correct"),
+    [("B", "B", True), (" zebra-option-wrong ", "A", False), ("b", None, False)],
+)
+def test_multiple_choice_is_exact_match_on_the_chosen_option(
+    qa_world, make_endpoint, packages, stand_in, reply, chosen, correct
+):
+    stand_in.rules({"contains": "Question 2 of group 1", "times": -1,
+                    "action": {"content": json.dumps({"answer": reply})}})  # fmt: skip
+    run = _drive(_start(qa_world, make_endpoint, packages, media="text_only"))
+    (choice,) = [r for r in turn_rows(run) if r["kind"] == "choice"]
+    assert (choice["outcome"], choice["chosen"], choice["correct"]) == ("ok", chosen, correct)
+    summary = qa_run_summary(run)
+    assert summary["dialogues"] == {"answered": 2}
+    assert (summary["choice_answered"], summary["choice_correct"]) == (1, int(correct))
+    assert summary["open_answered"] == 3
