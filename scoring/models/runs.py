@@ -160,6 +160,11 @@ class RunItem(Leased):
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True, help_text="Why it waits or stopped (media, lease)")
+    cutoff_us = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="QA runs: the turn's decision cutoff; its media holds no frame at or after it",
+    )
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

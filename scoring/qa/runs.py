@@ -4,7 +4,9 @@ limits, outcomes and provenance as prediction runs (``scoring.runs``).
 
 Media (``MEDIA``): ``clip`` sends the group's clip (its span, ``[first evidence start, last
 evidence end)``) in the endpoint's interface (N frames for a ``frames`` endpoint, the clip for
-``video_base64`` / ``video_url``); ``text_only`` sends no media at all.
+``video_base64`` / ``video_url``); ``text_only`` sends no media at all. A predictive turn (one
+with a decision cutoff) gets only the part of the clip before its cutoff, checked frame by frame
+and recorded on its item (``RunItem.cutoff_us``).
 
 Running ``qa_predict`` again with the same name resumes the run: ``ok`` turns are never asked
 again; a turn that ended in ``api_error`` (and with ``retry_failed`` a parse failure or refusal)
@@ -68,9 +70,24 @@ def qa_profile(media: str, endpoint: Endpoint) -> str | None:
     return "clip"
 
 
-def group_clip(group: QaGroup, profile: str):
-    window = Window(CONDITION, ((group.span_start_us, group.span_end_us),))
-    return media_for_window(video=group.video, window=window, profile=profile, seed=str(group.uid))
+def group_clip(group: QaGroup, profile: str, cutoff_us: int | None = None):
+    """The group's clip, or for a predictive turn the part of it before the turn's cutoff:
+    ``[span start, min(span end, cutoff))``. Its frames (known from the render spec before it is
+    rendered) are checked: none may start at or after the cutoff (RunError otherwise)."""
+    end = group.span_end_us if cutoff_us is None else min(group.span_end_us, cutoff_us)
+    if end <= group.span_start_us:
+        raise RunError(f"group {group.uid}: its cutoff leaves no media before it")
+    window = Window(CONDITION, ((group.span_start_us, end),))
+    media = media_for_window(video=group.video, window=window, profile=profile, seed=str(group.uid))
+    if cutoff_us is not None:
+        times = group.video.frame_times_us()
+        late = [int(times[i]) for i in media.spec.get("frames", []) if times[i] >= cutoff_us]
+        if late or not media.spec.get("frames"):
+            raise RunError(
+                f"group {group.uid}: the media of a turn with cutoff {cutoff_us} µs would show "
+                f"{len(late)} frame(s) at or after it"
+            )
+    return media
 
 
 def qa_set_snapshot(manifest: Manifest, source: QaManifestSource) -> dict:
@@ -147,6 +164,9 @@ def qa_predict(
             except ProfileMismatch as exc:
                 raise RunError(str(exc)) from None
         for turn in sorted(group.turns.all(), key=lambda t: t.position):
+            media = clip
+            if profile is not None and turn.cutoff_us is not None:
+                media = group_clip(group, profile, turn.cutoff_us)
             items.append(
                 RunItem(
                     run=run,
@@ -154,7 +174,8 @@ def qa_predict(
                     key=turn_key(str(group.uid), turn.position),
                     sample_id=group.uid,
                     state=ItemState.PENDING if turn.position == 0 else ItemState.WAITING,
-                    media=clip,
+                    media=media,
+                    cutoff_us=turn.cutoff_us,
                     input=turn_document(turn.position + 1, turn.question, turn.options),
                 )
             )

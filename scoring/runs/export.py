@@ -77,6 +77,7 @@ def qa_turn_lines(run: Run) -> Iterator[dict]:
             "asked": item.input,
             "state": item.state,
             "not_asked_because": item.error if item.state == "not_asked" else None,
+            "cutoff_us": item.cutoff_us,
             "prediction": item.prediction,
             **_call(run, item),
         }

@@ -20,7 +20,7 @@ from scoring.qa.runs import qa_predict
 from scoring.runs import RunError, run_drive
 from scoring.runs.export import run_lines
 from scoring.runs.progress import run_progress
-from tests.review.qa.helpers import evidence, group, jsonl
+from tests.review.qa.helpers import at_frame, evidence, group, jsonl
 from tests.scoring.conftest import render_run_media
 
 REFERENCES = ["zebra-reference-one", "zebra-reference-two", "zebra-option-right"]
@@ -51,6 +51,8 @@ def qa_world(db, qa_source, admin_user, tmp_path):
             e["description"] = DESCRIPTIONS[0]
     chain["turns"][1]["evidence"] = [evidence(40, 60, "auditory", DESCRIPTIONS[1])]
     chain["turns"][2]["options"] = ["zebra-option-wrong", REFERENCES[2], "zebra-option-other"]
+    # Turn 2 is predictive: it sees only what happens before frame 50 (given off the grid).
+    chain["turns"][1]["cutoff_us"] = at_frame(50) + 7
     single = group(2, video.sha256, category="world_perception")
     single["turns"][0]["answer"] = SINGLE_REFERENCE
     records = sorted([chain, single], key=lambda r: r["uid"])
@@ -331,3 +333,25 @@ def test_multiple_choice_is_exact_match_on_the_chosen_option(
     assert summary["dialogues"] == {"answered": 2}
     assert (summary["choice_answered"], summary["choice_correct"]) == (1, int(correct))
     assert summary["open_answered"] == 3
+
+
+def test_a_predictive_turn_sees_only_media_before_its_cutoff(
+    qa_world, make_endpoint, packages, stand_in
+):
+    from media.models import RenderedMedia
+
+    run = _drive(_start(qa_world, make_endpoint, packages))
+    first, second, third = _items(run, qa_world["chain"]["uid"])
+    cutoff = at_frame(50)  # snapped to the frame grid on import
+    assert (first.cutoff_us, second.cutoff_us, third.cutoff_us) == (None, cutoff, None)
+    assert first.media_id == third.media_id != second.media_id
+    video = second.media.video
+    times = video.frame_times_us()
+    for item in (first, second):
+        medium = RenderedMedia.objects.get(pk=item.media_id)
+        assert medium.status == "ready" and len(medium.spec["frames"]) == 4
+    shown = [int(times[i]) for i in second.media.spec["frames"]]
+    assert max(shown) < cutoff <= max(int(times[i]) for i in first.media.spec["frames"])
+    assert second.media_sha256 != first.media_sha256
+    lines = [x for x in run_lines(run) if x["group"] == qa_world["chain"]["uid"]]
+    assert [x["cutoff_us"] for x in lines] == [None, cutoff, None]
