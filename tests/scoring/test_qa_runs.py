@@ -313,6 +313,14 @@ def test_qa_predict_command(qa_world, make_endpoint, packages, stand_in):
     assert run.items.count() == 4 and run.items.filter(state=ItemState.WAITING).count() == 2
     assert run.provenance["set"]["manifest_sha256"] == qa_world["manifest"].manifest_sha256
     assert run.provenance["package"]["name"] == "qa-prediction"
+    run_drive(run_id=run.pk)
+    out = StringIO()
+    call_command("run_show", "cmd", "--json", stdout=out)
+    shown = json.loads(out.getvalue())
+    assert shown["outcomes"] == {
+        "ok": 4, "parse_failure": 0, "refusal": 0, "api_error": 0, "pending": 0, "not_asked": 0,
+    }  # fmt: skip
+    assert shown["dialogues"]["dialogues"] == {"answered": 2}
     with pytest.raises(CommandError, match="no manifest"):
         call_command(*[a if a != "qa_run_manifest" else "nope" for a in args], stdout=out)
 
