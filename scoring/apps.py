@@ -23,9 +23,13 @@ class ScoringConfig(AppConfig):
         from scoring.judges.views import run_page_part as judge_page_part
         from scoring.judgeval import demo as _judgeval_demo  # noqa: F401
         from scoring.publish import verify as _publish_check  # noqa: F401  (a bundle check)
+        from scoring.qa.dialogue import KIND as QA_TURN
+        from scoring.qa.dialogue import QaTurnHandler
+        from scoring.qa.results import run_page_part as qa_page_part
+        from scoring.qa.run_views import run_list_part as qa_list_part
         from scoring.runs.kinds import call_kind_register
         from scoring.runs.leases import run_item_work
-        from scoring.runs.views import run_page_part_register
+        from scoring.runs.views import run_list_part_register, run_page_part_register
         from scoring.studies import progress as _stages  # noqa: F401
         from scoring.studies import scores as _exclusions  # noqa: F401
         from studio.leases import work_kind_register
@@ -33,5 +37,8 @@ class ScoringConfig(AppConfig):
         work_kind_register(run_item_work())
         for kind, handler in JUDGE_HANDLERS.items():
             call_kind_register(kind, handler)
+        call_kind_register(QA_TURN, QaTurnHandler)
         run_page_part_register(judge_page_part)
+        run_page_part_register(qa_page_part)
+        run_list_part_register(qa_list_part)
         post_migrate.connect(_sync_packages, sender=self, dispatch_uid="scoring.sync_packages")

@@ -1,11 +1,11 @@
 """What a QA reviewer is shown, and nothing else: the dedicated serializer of the review page.
 
 Built field by field from an explicit list: the group's structure, category and required
-modality; per turn the question, reference answer, options, dependencies and evidence intervals
-(modality, description, where they fall on the clip); the clip of the group's span as an opaque
-per-user grant. Never the group's uid, its source video (file name, SHA-256), its provenance or
-split, a model's answer, a judge's score, or another reviewer's decision. Every answer that
-shows content appends an exposure record.
+modality; per turn the question, reference answer, options, dependencies, evidence intervals
+(modality, description, where they fall on the clip) and a predictive turn's decision cutoff;
+the clip of the group's span as an opaque per-user grant. Never the group's uid, its source
+video (file name, SHA-256), its provenance or split, a model's answer, a judge's score, or
+another reviewer's decision. Every answer that shows content appends an exposure record.
 """
 
 from __future__ import annotations
@@ -99,6 +99,8 @@ def review_state(*, assignment: Assignment, user) -> dict:
                 "options": list(turn.options) if turn.options is not None else None,
                 "depends_on": list(turn.depends_on),
                 "evidence": evidence,
+                # A predictive turn's decision cutoff, on the clip's timeline (None: none).
+                "cutoff_us": turn.cutoff_us - origin if turn.cutoff_us is not None else None,
             }
         )
     state = {

@@ -180,6 +180,11 @@ class QaTurn(models.Model):
     answer = models.TextField(help_text="The reference answer")
     options = models.JSONField(null=True, blank=True, help_text="Multiple-choice options, or null")
     depends_on = models.JSONField(default=list, blank=True, help_text="Earlier turn positions")
+    cutoff_us = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="Decision cutoff of a predictive turn: the first frame withheld from a model",
+    )
 
     objects = QaTurnQuerySet.as_manager()
 

@@ -1,4 +1,4 @@
-"""The QA-group record (format ``qa-group/1``, docs/qa.md): validating one line of an import
+"""The QA-group record (format ``qa-group/2``, docs/qa.md): validating one line of an import
 file, and the canonical record a group exports as.
 
 Pure Python: a line is checked against the video it names (duration and frame-time index handed
@@ -18,7 +18,11 @@ import numpy as np
 
 from studio.canonical import MAX_SAFE_INTEGER
 
-RECORD_FORMAT = "qa-group/1"
+# qa-group/2 adds a turn's optional decision cutoff (``cutoff_us``); a qa-group/1 line is a
+# qa-group/2 line without one, so old files import unchanged, and a group without a cutoff
+# exports to exactly the bytes it always had.
+RECORD_FORMAT = "qa-group/2"
+RECORD_FORMATS = ("qa-group/1", "qa-group/2")
 STRUCTURES = ("node", "edge", "chain", "loop")
 MODALITIES = ("visual", "auditory", "audio_visual")
 EVIDENCE_MODALITIES = ("visual", "auditory")
@@ -30,6 +34,7 @@ GROUP_KEYS = {
     "episodes", "provenance", "turns",
 }  # fmt: skip
 TURN_KEYS = {"question", "answer", "options", "depends_on", "evidence"}
+TURN_OPTIONAL_KEYS = {"cutoff_us"}
 EVIDENCE_KEYS = {"start_us", "end_us", "modality", "description"}
 PROVENANCE_KEYS = {"source_ids", "generator_version"}
 CATEGORY_RE = re.compile(r"^[a-z][a-z0-9_]{0,59}$")
@@ -78,11 +83,13 @@ def _int(value, where: str, problems: list[str]) -> int | None:
     return value
 
 
-def _keys(obj, allowed: set[str], where: str, problems: list[str]) -> bool:
+def _keys(
+    obj, allowed: set[str], where: str, problems: list[str], optional: set[str] = frozenset()
+) -> bool:
     if not isinstance(obj, Mapping):
         problems.append(f"{where} must be an object")
         return False
-    unknown = sorted(set(obj) - allowed)
+    unknown = sorted(set(obj) - allowed - optional)
     missing = sorted(allowed - set(obj))
     if unknown:
         problems.append(f"{where}: unknown field(s) {', '.join(unknown)}")
@@ -145,7 +152,7 @@ def check_record(record, video_of) -> tuple[dict, int]:
         problems.append(f"turn_count is {turn_count!r} but there are {len(turns)} turns")
     for t, turn in enumerate(turns):
         where = f"turns[{t}]"
-        if not _keys(turn, TURN_KEYS, where, problems):
+        if not _keys(turn, TURN_KEYS, where, problems, TURN_OPTIONAL_KEYS):
             continue
         question = _text(turn.get("question"), f"{where}.question", problems)
         answer = _text(turn.get("answer"), f"{where}.answer", problems)
@@ -204,14 +211,38 @@ def check_record(record, video_of) -> tuple[dict, int]:
                 {"start_us": start, "end_us": end, "modality": item.get("modality"),
                  "description": description}
             )  # fmt: skip
-        cleaned_turns.append(
-            {"question": question, "answer": answer, "options": options,
-             "depends_on": depends, "evidence": cleaned_evidence}
-        )  # fmt: skip
+        cleaned_turn = {"question": question, "answer": answer, "options": options,
+                        "depends_on": depends, "evidence": cleaned_evidence}  # fmt: skip
+        cutoff = turn.get("cutoff_us")
+        if cutoff is not None:
+            cutoff = _int(cutoff, f"{where}.cutoff_us", problems)
+            if cutoff is not None and facts is not None:
+                if not 0 < cutoff <= facts.duration_us:
+                    problems.append(
+                        f"{where}.cutoff_us must be inside the video (0 < cutoff ≤ "
+                        f"{facts.duration_us} µs)"
+                    )
+                else:
+                    snapped = snap_boundary(facts.frame_times_us, facts.duration_us, cutoff)
+                    moved += snapped != cutoff
+                    cutoff = snapped
+            cleaned_turn["cutoff_us"] = cutoff
+        cleaned_turns.append(cleaned_turn)
     if len(turns) > 1 and len(cleaned_turns) == len(turns) and not cleaned_turns[-1]["depends_on"]:
         problems.append("the last turn of a multi-turn group must depend on an earlier turn")
     if structure in ("chain", "loop") and len(turns) < 2 and len(episodes or []) < 2:
         problems.append(f"a {structure} group needs at least 2 turns or at least 2 linked episodes")
+    first_start = min(
+        (e["start_us"] for t in cleaned_turns for e in t["evidence"] if e["start_us"] is not None),
+        default=None,
+    )
+    for t, turn in enumerate(cleaned_turns):
+        cutoff = turn.get("cutoff_us")
+        if cutoff is not None and first_start is not None and cutoff <= first_start:
+            problems.append(
+                f"turns[{t}].cutoff_us must come after the group's first evidence starts "
+                f"({first_start} µs): a predictive turn sees what happens before its cutoff"
+            )
     if modality in MODALITIES and seen_modalities:
         needed = {"visual": {"visual"}, "auditory": {"auditory"}}.get(
             modality, {"visual", "auditory"}

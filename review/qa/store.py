@@ -75,6 +75,7 @@ def groups_write(*, group_set: QaGroupSet, records: Iterable[Mapping], videos: M
                 answer=turn["answer"],
                 options=list(turn["options"]) if turn["options"] is not None else None,
                 depends_on=list(turn["depends_on"]),
+                cutoff_us=turn.get("cutoff_us"),
             )
             evidence.extend(
                 QaEvidence(
@@ -93,11 +94,13 @@ def groups_write(*, group_set: QaGroupSet, records: Iterable[Mapping], videos: M
 
 
 def group_record(group: QaGroup) -> dict:
-    """The ``qa-group/1`` record of one group (turns and evidence prefetched or queried)."""
+    """The ``qa-group/2`` record of one group (turns and evidence prefetched or queried)."""
     turns = []
     for turn in sorted(group.turns.all(), key=lambda t: t.position):
         turns.append(
-            {
+            # A turn without a cutoff has no cutoff_us member: its bytes are qa-group/1's.
+            ({"cutoff_us": turn.cutoff_us} if turn.cutoff_us is not None else {})
+            | {
                 "question": turn.question,
                 "answer": turn.answer,
                 "options": list(turn.options) if turn.options is not None else None,

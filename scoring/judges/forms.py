@@ -21,3 +21,11 @@ class JudgeForm(forms.Form):
         choices=[("candidate", "One candidate per call"), ("step", "All candidates of a step")],
         initial="candidate",
     )
+
+    def __init__(self, *args, qa: bool = False, **kwargs):
+        """``qa``: the form of a QA run's page: the QA judge over its open-ended turns."""
+        super().__init__(*args, **kwargs)
+        if qa:
+            self.fields["kind"].choices = [("qa", RunKind.QA.label)]
+            self.fields["package"].queryset = PromptPackage.objects.filter(purpose="qa_judge")
+            del self.fields["unit"]

@@ -15,6 +15,7 @@ from scoring.judges.subjects import (
     SubjectError,
     subjects_from_campaign,
     subjects_from_qa_file,
+    subjects_from_qa_runs,
     subjects_from_runs,
 )
 from scoring.judges.units import candidate_units, qa_units, rater_units
@@ -117,9 +118,15 @@ def judge_start(
                 raise RunError("a campaign's answers are scored by the reference judge alone")
             subjects, not_judged = subjects_from_campaign(campaign)
         elif kind == RunKind.QA:
-            if qa_file is None or runs:
-                raise RunError("the QA judge takes its answers from --qa-file (JSON Lines)")
-            subjects, not_judged = subjects_from_qa_file(qa_file), {}
+            if (qa_file is None) == (not runs):
+                raise RunError(
+                    "the QA judge takes its answers from QA runs (--run) or from --qa-file "
+                    "(JSON Lines), one of the two"
+                )
+            if runs:
+                subjects, not_judged = subjects_from_qa_runs(runs)
+            else:
+                subjects, not_judged = subjects_from_qa_file(qa_file), {}
         else:
             if not runs or qa_file is not None:
                 raise RunError("this judge scores the predictions of one or more --run")
@@ -151,7 +158,8 @@ def judge_start(
     releases = {r.release_id for r in runs}
     manifests = {r.manifest_id for r in runs}
     release = runs[0].release if len(releases) == 1 and runs else None
-    manifest = runs[0].manifest if len(manifests) == 1 and runs else None
+    # A QA run's manifest samples QA groups (no release): the judge run names it in provenance.
+    manifest = runs[0].manifest if len(manifests) == 1 and runs and release else None
     if campaign is not None:
         release, manifest = campaign.manifest.release, campaign.manifest
     options = {"seed": seed, "not_judged": not_judged}

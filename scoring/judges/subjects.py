@@ -124,6 +124,53 @@ def subjects_from_qa_file(path: Path) -> list[Subject]:
     return subjects
 
 
+def subjects_from_qa_runs(runs: list[Run]) -> tuple[list[Subject], dict]:
+    """The answers of finished QA runs to open-ended turns as QA-judge subjects: the turn's
+    question, its reference answer (from the run's QA set) and the model's answer. Multiple-choice
+    turns are scored by exact match without a judge; turns not ``ok`` or not asked are counted
+    in ``not_judged``, never judged."""
+    from review.qa.models import QaTurn
+
+    subjects: list[Subject] = []
+    not_judged: dict[str, int] = {}
+    for run in runs:
+        if run.kind != RunKind.QA_PREDICTION:
+            raise SubjectError(f"{run.name} is a {run.kind} run; the QA judge scores QA runs")
+        open_items = run.items.filter(state__in=[ItemState.PENDING, ItemState.RUNNING]).count()
+        if open_items:
+            raise SubjectError(
+                f"run {run.name} still has {open_items} turn(s) pending; judge it once it is done"
+            )
+        set_id = run.manifest.qa_source.group_set_id
+        turns = {
+            (str(t.group.uid), t.position): t
+            for t in QaTurn.objects.filter(
+                group__group_set_id=set_id, group__uid__in=run.items.values("sample_id")
+            ).select_related("group")
+        }
+        for item in run.items.order_by("position").only(
+            "pk", "key", "sample_id", "state", "outcome", "prediction", "input"
+        ):
+            if item.input.get("options"):
+                continue
+            if item.outcome != Outcome.OK:
+                why = item.outcome or item.state
+                not_judged[why] = not_judged.get(why, 0) + 1
+                continue
+            turn = turns[(str(item.sample_id), int(item.input["turn"]) - 1)]
+            subjects.append(
+                Subject(
+                    kind="qa_answer",
+                    key=f"{run.name}:{item.key}",
+                    sample_id=item.sample_id,
+                    candidate={"answer": item.prediction["answer"]},
+                    reference={"question": turn.question, "reference_answer": turn.answer},
+                    prediction_id=item.pk,
+                )
+            )
+    return subjects, not_judged
+
+
 def subjects_from_campaign(campaign) -> tuple[list[Subject], dict]:
     """The human answers of a ``human_baseline`` campaign as subjects of the reference judge:
     one per (rater, step) current response, with the rater's main answers as the candidate

@@ -1,5 +1,6 @@
 """The judges' part of the run pages (admins only): a judge run's scores on its page, and on a
-prediction run's page the form that starts a judge over it (``run_judge``)."""
+prediction run's page the form that starts a judge over it (``run_judge``; on a QA run's page,
+the QA judge over its open-ended turns)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from django.views.decorators.http import require_POST
 
 from scoring.judges import benchmark_scores, judge_start, qa_summary
 from scoring.judges.forms import JudgeForm
+from scoring.models import RunKind
 from scoring.runs import RunError
 from scoring.selectors import run_for_or_404
 from studio.display import form_problems
@@ -28,7 +30,9 @@ def run_page_part(run) -> dict:
     ``scoring.runs.views.run_page_part_register``)."""
     return {
         "scores": _scores(run),
-        "judge_form": JudgeForm(initial={"name": f"{run.name}-judge"})
+        "judge_form": JudgeForm(
+            initial={"name": f"{run.name}-judge"}, qa=run.kind == RunKind.QA_PREDICTION
+        )
         if not run.is_judge
         else None,
     }
@@ -38,7 +42,7 @@ def run_page_part(run) -> dict:
 @require_POST
 def run_judge(request, run_id: int):
     run = run_for_or_404(request.user, run_id)
-    form = JudgeForm(request.POST)
+    form = JudgeForm(request.POST, qa=run.kind == RunKind.QA_PREDICTION)
     if form.is_valid():
         data = form.cleaned_data
         try:
@@ -48,7 +52,7 @@ def run_judge(request, run_id: int):
                 endpoint=data["endpoint"],
                 package=data["package"],
                 runs=[run],
-                unit=data["unit"],
+                unit=data.get("unit", "candidate"),
                 user=request.user,
             )
         except RunError as exc:

@@ -22,6 +22,7 @@ class Purpose(models.TextChoices):
     VIDEO_JUDGE = "video_judge", "Reference-free video judge"
     BLIND_RATER = "blind_rater", "Blind LLM rater"
     QA_JUDGE = "qa_judge", "QA judge"
+    QA_PREDICTION = "qa_prediction", "QA prediction (one answer per turn)"
 
 
 vocabulary("purpose", Purpose, title="Purpose")

@@ -23,6 +23,7 @@ class RunKind(models.TextChoices):
     VIDEO = "video", "Reference-free video judge"
     RATER = "rater", "Blind LLM rater"
     QA = "qa", "QA judge"
+    QA_PREDICTION = "qa_prediction", "QA predictions"
 
 
 JUDGE_KINDS = (RunKind.REFERENCE, RunKind.VIDEO, RunKind.RATER, RunKind.QA)
@@ -45,6 +46,10 @@ class ItemState(models.TextChoices):
     PENDING = "pending", "Pending"
     RUNNING = "running", "Running"
     DONE = "done", "Done"
+    # A dialogue's later turn (QA runs): claimable only once the turn before it is answered.
+    WAITING = "waiting", "Waiting for the turn before"
+    # A later turn of a dialogue whose earlier turn failed: never sent, no outcome.
+    NOT_ASKED = "not_asked", "Not asked"
 
 
 vocabulary("run_kind", RunKind, title="Kind")
@@ -105,7 +110,10 @@ class Run(models.Model):
                 name="run_prediction_has_steps_and_condition",
             ),
             models.CheckConstraint(
-                condition=Q(manifest__isnull=True) | Q(release__isnull=False),
+                # A QA run's manifest samples QA groups, not the steps of a release.
+                condition=Q(manifest__isnull=True)
+                | Q(release__isnull=False)
+                | Q(kind="qa_prediction"),
                 name="run_manifest_has_release",
             ),
         ]
@@ -115,7 +123,7 @@ class Run(models.Model):
 
     @property
     def is_judge(self) -> bool:
-        return self.kind != RunKind.PREDICTION
+        return self.kind in JUDGE_KINDS
 
 
 class RunItem(Leased):
@@ -152,6 +160,11 @@ class RunItem(Leased):
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True, help_text="Why it waits or stopped (media, lease)")
+    cutoff_us = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="QA runs: the turn's decision cutoff; its media holds no frame at or after it",
+    )
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

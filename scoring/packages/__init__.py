@@ -19,6 +19,7 @@ from scoring.packages.store import (
     package_resolve,
     package_verified,
     packages_sync_builtin,
+    render_dialogue,
     render_messages,
     response_format,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "package_verified",
     "packages_sync_builtin",
     "parse_reply",
+    "render_dialogue",
     "render_messages",
     "response_format",
 ]

@@ -95,12 +95,19 @@ class QaJudgement(_Strict):
     justification: Annotated[StrictStr, Field(max_length=800)]
 
 
+# One turn of a QA dialogue: the answer text (for a multiple-choice turn, the option's letter).
+# (A comment, not a docstring: a docstring would become the schema's description.)
+class QaAnswer(_Strict):
+    answer: Text
+
+
 CONTRACTS: dict[str, type[_Strict]] = {
     "prediction": Prediction,
     "reference_judge": ReferenceJudgement,
     "video_judge": VideoJudgement,
     "blind_rater": RaterJudgement,
     "qa_judge": QaJudgement,
+    "qa_prediction": QaAnswer,
 }
 
 

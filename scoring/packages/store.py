@@ -259,6 +259,30 @@ def render_messages(package: Package, *, data: dict, media_parts: list[dict]) ->
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
+def render_dialogue(package: Package, *, data: dict, media_parts: list[dict]) -> list[dict]:
+    """The chat messages of one turn of a dialogue: the system prompt, then for every earlier
+    turn its question (the user template with the turn's document) and the model's own reply to
+    it, exactly as it was returned; then the current turn's question. The media parts follow the
+    first question, so the clip opens the dialogue. ``data`` is ``{"dialogue": [earlier turns,
+    each its document and its "reply"], "turn": the current turn's document}``."""
+    schema = json.dumps(package.data["output_schema"], ensure_ascii=False, sort_keys=True)
+    system = package.data["system"].replace("{{output_schema}}", schema, 1)
+    messages: list[dict] = [{"role": "system", "content": system}]
+    asked = [*data["dialogue"], data["turn"]]
+    for n, turn in enumerate(asked):
+        shown = {k: v for k, v in turn.items() if k != "reply"}
+        document = json.dumps(shown, ensure_ascii=False, sort_keys=True, indent=2)
+        text = _PLACEHOLDER.sub(lambda _m, d=document: d, package.data["user_template"], count=1)
+        if n == 0 and media_parts:
+            parts = [{"type": "text", "text": text}, *media_parts]
+            messages.append({"role": "user", "content": parts})
+        else:
+            messages.append({"role": "user", "content": text})
+        if n < len(asked) - 1:
+            messages.append({"role": "assistant", "content": turn["reply"]})
+    return messages
+
+
 def response_format(package: Package) -> dict:
     """``response_format`` for endpoints that accept a JSON schema."""
     return {

@@ -8,7 +8,7 @@ vocabulary by the SHA-256 of the attached media and evidence; the judges score b
 between candidate and reference (Jaccard), inside the bands the packages define. It recognises our
 packages' call data (the JSON document in the user message): ``reference`` + ``candidates``
 (reference judge), ``candidates`` alone (video judge), ``items`` (blind rater), ``question``
-(QA judge), anything else (prediction).
+(QA judge), ``turn`` + ``question`` (a turn of a QA dialogue), anything else (prediction).
 
 It answers as OpenAI-compatible servers do where clients depend on it: a model whose name does
 not start with ``stand-in`` gets 404 ``model_not_found``; ``"stream": true`` gets the reply as
@@ -180,6 +180,8 @@ def answer(data: dict, media_digest: str) -> dict:
                 }
             )
         return {"evaluations": evaluations}
+    if "turn" in data and "question" in data:
+        return _qa_answer(data, media_digest)
     if "question" in data:
         o = overlap(data.get("answer"), data.get("reference_answer"))
         correct = o >= 0.5
@@ -190,6 +192,17 @@ def answer(data: dict, media_digest: str) -> dict:
             "justification": f"stand-in: word overlap {o:.2f} with the reference answer",
         }
     return _prediction(_h(media_digest, json.dumps(data, sort_keys=True)))
+
+
+def _qa_answer(data: dict, media_digest: str) -> dict:
+    """A turn of a QA dialogue: an option's letter for a multiple-choice turn, else a short
+    sentence; both picked by the SHA-256 of the media and the question."""
+    seed = _h(media_digest, json.dumps(data, sort_keys=True))
+    options = data.get("options")
+    if isinstance(options, dict) and options:
+        return {"answer": sorted(options)[seed[0] % len(options)]}
+    verb, thing = _VERBS[seed[0] % len(_VERBS)], _OBJECTS[seed[1] % len(_OBJECTS)]
+    return {"answer": f"stand-in: they {verb} {thing} (turn {data.get('turn')})"}
 
 
 def call_data(body: dict) -> tuple[dict, str]:

@@ -12,8 +12,9 @@ count), the QA groups of the manifest's group set, the reviewers' edits, and QA 
 - **Checks**: pass / fail / unsure per per-turn check.
 - **Edits**: every proposed edit of this campaign, original beside proposal, with its state.
 - **QA judge**: for each QA judge run whose subjects name groups of the set (``uid`` or
-  ``uid:turn``), accuracy and mean 0-5 score over successfully judged records per structure
-  and category; errors and review cases counted apart (``scoring.judges.scores.qa_counts``).
+  ``uid:turn``, or a QA run's answers, by their group), accuracy and mean 0-5 score over
+  successfully judged records per structure and category; errors and review cases counted apart
+  (``scoring.judges.scores.qa_counts``).
 """
 
 from __future__ import annotations
@@ -98,10 +99,12 @@ def _judge_rows(groups_by_uid: dict[str, QaGroup], runs) -> list[dict]:
     for run in runs:
         strata: dict[tuple[str, str], list] = defaultdict(list)
         unmatched = 0
-        for key, outcome, correct, score, review in run.judgements.values_list(
-            "subject_key", "outcome", "correct", "score", "review"
+        for key, sample, outcome, correct, score, review in run.judgements.values_list(
+            "subject_key", "sample_id", "outcome", "correct", "score", "review"
         ):
-            group = groups_by_uid.get(_group_uid(key) or "")
+            # A QA run's answers name their group in sample_id (key: run:group:turn).
+            uid = _group_uid(key) or (str(sample) if sample else "")
+            group = groups_by_uid.get(uid)
             if group is None:
                 unmatched += 1
                 continue

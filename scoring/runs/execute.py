@@ -20,6 +20,7 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
@@ -63,6 +64,9 @@ class Request:
 
     data: dict
     payload: MediaPayload | None = None
+    # How the data and media parts become messages (``render_messages`` unless a kind says
+    # otherwise: a QA turn's dialogue is ``render_dialogue``).
+    render: Callable[..., list[dict]] | None = None
 
     def take_body(self, make_body) -> Body:
         """The request's body (``body_pieces``): ``make_body(media parts)`` with the media
@@ -153,12 +157,15 @@ def item_cache_key(run: Run, package: Package, request: Request, item: RunItem) 
     )
 
 
-def request_body(run: Run, package: Package, data: dict, media_parts: list[dict]) -> dict:
+def request_body(
+    run: Run, package: Package, data: dict, media_parts: list[dict], *, render=None
+) -> dict:
     """The body of a call of ``run``: the endpoint's model, the package's messages with the
-    call's data and media parts, its sampling, and the JSON schema when the endpoint takes one."""
+    call's data and media parts (``render``, by default ``render_messages``), its sampling, and
+    the JSON schema when the endpoint takes one."""
     built = {
         "model": run.endpoint.model,
-        "messages": render_messages(package, data=data, media_parts=media_parts),
+        "messages": (render or render_messages)(package, data=data, media_parts=media_parts),
         **package.sampling,
     }
     if run.endpoint.json_schema:
@@ -233,7 +240,9 @@ def execute_item(run: Run, package: Package, handler, item: RunItem, owner: str,
             try:
                 result = chat_call(
                     endpoint_config(run.endpoint),
-                    lambda: request.take_body(partial(request_body, run, package, request.data)),
+                    lambda: request.take_body(
+                        partial(request_body, run, package, request.data, render=request.render)
+                    ),
                     should_stop=stop,
                 )
             except Cancelled:

@@ -1,7 +1,8 @@
 """``run_export``: a run as JSON Lines, one documented object per line (docs/models.md).
 
-Prediction runs give one line per item; judge runs one line per judgement, each with the call
-that produced it. The API key is never part of a run, so it cannot be part of an export."""
+Prediction runs give one line per item, QA runs one per turn; judge runs one line per judgement,
+each with the call that produced it. The API key is never part of a run, so it cannot be part of
+an export."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from scoring.models import Run, RunItem, RunKind
 
 PREDICTION_FORMAT = "intent-studio.prediction/1"
 JUDGEMENT_FORMAT = "intent-studio.judgement/1"
+QA_TURN_FORMAT = "intent-studio.qa-turn/1"
 
 
 def _attempts(item: RunItem) -> list[dict]:
@@ -61,6 +63,26 @@ def prediction_lines(run: Run) -> Iterator[dict]:
         }
 
 
+def qa_turn_lines(run: Run) -> Iterator[dict]:
+    """A QA run: one line per turn, in dialogue order; a turn not asked has its state and why,
+    and no call."""
+    for item in run.items.select_related("cached_from").order_by("position").iterator(2000):
+        group, _, turn = item.key.rpartition(":")
+        yield {
+            "format": QA_TURN_FORMAT,
+            "run": run.name,
+            "group": group,
+            "turn": int(turn),
+            "media": run.condition,
+            "asked": item.input,
+            "state": item.state,
+            "not_asked_because": item.error if item.state == "not_asked" else None,
+            "cutoff_us": item.cutoff_us,
+            "prediction": item.prediction,
+            **_call(run, item),
+        }
+
+
 def _scores(j) -> dict:
     return {
         "local": j.local,
@@ -106,4 +128,6 @@ def judgement_lines(run: Run) -> Iterator[dict]:
 
 
 def run_lines(run: Run) -> Iterator[dict]:
+    if run.kind == RunKind.QA_PREDICTION:
+        return qa_turn_lines(run)
     return judgement_lines(run) if run.is_judge else prediction_lines(run)

@@ -2,7 +2,8 @@
 it, with its stretch of the video as frozen in the run's release: ``Step 6 of kitchen-tea.mp4
 (0:12.000 - 0:13.400)`` (an en dash between the times). A judge's item also names what it
 judged (the prediction run, or the campaign and rater of a human answer); a QA judge's item
-names its QA group (``Edge question on garden-watering.mp4 (0:12.000 - 0:15.000)``). An item
+names its QA group (``Edge question on garden-watering.mp4 (0:12.000 - 0:15.000)``), a QA run's
+item its group and turn (``... · turn 2``). An item
 about nothing known keeps its key."""
 
 from __future__ import annotations
@@ -90,14 +91,19 @@ def item_names(run: Run, items: Iterable[RunItem]) -> dict[int, str]:
     """``{item.pk: name}`` for ``items`` of ``run``, in a fixed number of queries."""
     items = list(items)
     steps = _step_names(run, {i.sample_id for i in items if i.sample_id})
-    groups = _group_names({u for i in items if not i.sample_id and (u := _uid(i.key))})
+    # QA groups: a QA judge's item by its key, a QA run's turns (and their judgements) by the
+    # group's uid in sample_id.
+    groups = _group_names({u for i in items if (u := i.sample_id or _uid(i.key))} - set(steps))
     judged = _judged([i.key for i in items]) if run.is_judge else {}
     names = {}
     for item in items:
-        name = steps.get(item.sample_id) if item.sample_id else groups.get(_uid(item.key))
+        ident = item.sample_id or _uid(item.key)
+        name = steps.get(ident) or groups.get(ident)
         if name is None:
             names[item.pk] = item.key
             continue
+        if ident in groups and item.sample_id and item.key.rsplit(":", 1)[-1].isdigit():
+            name += f" · turn {item.key.rsplit(':', 1)[-1]}"
         if item.key in judged:
             name += f" · {judged[item.key]}"
         names[item.pk] = name

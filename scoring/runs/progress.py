@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from django.db.models import Count, Max, Q, Sum
 
-from scoring.models import ItemState, Outcome, Run, RunItem, RunStatus
+from scoring.models import ItemState, Outcome, Run, RunItem, RunKind, RunStatus
 from studio import services as studio_services
 
 RATE_WINDOW_SECONDS = 60
@@ -20,6 +20,8 @@ def run_progress(run: Run) -> dict:
         total=Count("id"),
         pending=Count("id", filter=Q(state=ItemState.PENDING)),
         running=Count("id", filter=Q(state=ItemState.RUNNING)),
+        waiting=Count("id", filter=Q(state=ItemState.WAITING)),
+        not_asked=Count("id", filter=Q(state=ItemState.NOT_ASKED)),
         ok=Count("id", filter=Q(outcome=Outcome.OK)),
         parse_failure=Count("id", filter=Q(outcome=Outcome.PARSE_FAILURE)),
         refusal=Count("id", filter=Q(outcome=Outcome.REFUSAL)),
@@ -37,7 +39,8 @@ def run_progress(run: Run) -> dict:
         completion_tokens=Sum("completion_tokens"),
     )
     total = counts["total"]
-    open_items = counts["pending"] + counts["running"]
+    # A dialogue's later turns that wait for the turn before them are work still to do.
+    open_items = counts["pending"] + counts["running"] + counts["waiting"]
     if run.status == RunStatus.RUNNING or counts["last_finished"] is None:
         # While it runs: the items finished in the last minute (or since the run began).
         window = min(RATE_WINDOW_SECONDS, max((now - run.created_at).total_seconds(), 1.0))
@@ -60,6 +63,8 @@ def run_progress(run: Run) -> dict:
             "refusal": counts["refusal"],
             "api_error": counts["api_error"],
             "pending": open_items,
+            # QA runs: turns never sent because an earlier turn of their dialogue failed.
+            **({"not_asked": counts["not_asked"]} if run.kind == RunKind.QA_PREDICTION else {}),
         },
         "running": counts["running"],
         "cached": counts["cached"],

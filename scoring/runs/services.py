@@ -269,12 +269,18 @@ REOPENED = {
 def run_resume(*, run: Run, retry_failed: bool = False) -> Run:
     """Open the run again: api_error items (and with ``retry_failed`` parse failures and
     refusals) go back to pending; ok items stay as they are. Queues its drivers."""
-    if run.is_judge:
-        check_package(run.package, run.package.purpose)
-    else:
+    if run.kind == RunKind.PREDICTION:
         check_package(run.package, "prediction")
+    else:
+        check_package(run.package, run.package.purpose)
     reopened = run.items.filter(state=ItemState.DONE, outcome__in=REOPENED[retry_failed])
     ids = list(reopened.values_list("pk", flat=True))
+    # A dialogue's turns after a reopened one wait for it again (QA runs).
+    RunItem.objects.filter(
+        run=run,
+        state=ItemState.NOT_ASKED,
+        sample_id__in=reopened.exclude(sample_id=None).values("sample_id"),
+    ).update(state=ItemState.WAITING, error="")
     RunItem.objects.filter(pk__in=ids).update(
         state=ItemState.PENDING,
         outcome="",

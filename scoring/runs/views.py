@@ -37,9 +37,19 @@ PAGE_SIZE = 50
 RUN_PAGE_PARTS: list[Callable[[Run], dict]] = []
 
 
+# What the packages above runs add to the list page (QA runs: their start form): functions of
+# the request that return context entries, registered from ScoringConfig.ready().
+RUN_LIST_PARTS: list[Callable] = []
+
+
 def run_page_part_register(part: Callable[[Run], dict]) -> None:
     if part not in RUN_PAGE_PARTS:
         RUN_PAGE_PARTS.append(part)
+
+
+def run_list_part_register(part: Callable) -> None:
+    if part not in RUN_LIST_PARTS:
+        RUN_LIST_PARTS.append(part)
 
 
 def _admin_or_404(request) -> None:
@@ -69,7 +79,10 @@ def run_list(request):
             messages.success(request, f"Run {run.name} started.")
             return redirect("scoring:run-detail", run.pk)
     runs = [(run, run_progress(run)) for run in runs_for(request.user)[:200]]
-    return render(request, "scoring/run_list.html", {"runs": runs, "form": form})
+    context = {"runs": runs, "form": form}
+    for part in RUN_LIST_PARTS:
+        context.update(part(request))
+    return render(request, "scoring/run_list.html", context)
 
 
 @login_required
@@ -95,6 +108,8 @@ def run_detail(request, run_id: int):
             "cached_from",
             "sample_id",
             "run_id",
+            "input",
+            "error",
         ),
         PAGE_SIZE,
     ).get_page(request.GET.get("page"))

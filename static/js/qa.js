@@ -92,7 +92,17 @@ function renderTimeline() {
     button.addEventListener("click", () => jump(ev.number));
     return button;
   });
-  line.replaceChildren(...parts, el("span", { class: "playhead", "data-role": "playhead" }));
+  // A predictive turn's decision cutoff: a model asked that turn sees only what comes before it.
+  const cutoffs = state.turns.filter((t) => t.cutoff_us != null).map((t) => {
+    const mark = el("span", {
+      class: "cutoff",
+      "data-turn": String(t.position + 1),
+      title: `Turn ${t.position + 1}: decision cutoff at ${seconds(t.cutoff_us)}`,
+    }, `cutoff ${t.position + 1}`);
+    mark.style.left = `${Math.min(100, (100 * t.cutoff_us) / span)}%`;
+    return mark;
+  });
+  line.replaceChildren(...parts, ...cutoffs, el("span", { class: "playhead", "data-role": "playhead" }));
 }
 
 function drawPlayhead() {
@@ -144,6 +154,7 @@ function renderTurns() {
       for (const o of turn.options) ul.append(el("li", {}, o));
       li.append(ul);
     }
+    if (turn.cutoff_us != null) li.append(el("p", { class: "cutoff-note" }, `Predictive: decision cutoff at ${seconds(turn.cutoff_us)}; a model asked this turn sees only what comes before it.`));
     if (turn.depends_on.length) li.append(el("p", { class: "muted" }, `Builds on turn ${turn.depends_on.map((d) => d + 1).join(", ")}`));
     const evs = el("ul", { class: "ev" });
     for (const ev of turn.evidence) {

@@ -59,6 +59,9 @@ def test_a_reviewer_reviews_a_multi_turn_group_from_the_keyboard(
     page.wait_for_selector("#qa[data-ready='1']", timeout=20_000)
     assert page.locator("[data-role=turns] > li").count() == 3
     assert page.locator("[data-role=timeline] .interval").count() == 4
+    # The third turn is predictive: its cutoff is marked on the timeline and beside the turn.
+    assert page.locator("[data-role=timeline] .cutoff[data-turn='3']").count() == 1
+    assert "decision cutoff" in page.locator("[data-role=turns] > li").nth(2).text_content()
     assert page.locator("[data-role=structure]").text_content() == "Chain"
 
     for number, (first, _end) in enumerate(INTERVALS, start=1):

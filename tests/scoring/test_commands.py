@@ -199,6 +199,7 @@ def test_builtin_packages_are_valid_and_hash_stably(db):
         "video-judge",
         "blind-rater",
         "qa-judge",
+        "qa-prediction",
     }
 
 

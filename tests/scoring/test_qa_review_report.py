@@ -137,3 +137,25 @@ def test_page_and_command(world, reviewers, admin_user, client, auditor):
     assert out.getvalue().startswith("section,dimension")
     with pytest.raises(CommandError, match="No QA-review campaign"):
         call_command("qa_review_report", "nope", stdout=io.StringIO())
+
+
+def test_the_report_counts_a_qa_runs_judged_turns_by_their_group(
+    world, make_endpoint, packages, stand_in
+):
+    from scoring.qa.runs import qa_predict
+
+    asked = qa_predict(
+        name="qa-asked", manifest=world.manifest, endpoint=make_endpoint(),
+        package=packages("qa-prediction"), media="text_only",
+    )  # fmt: skip
+    run_drive(run_id=asked.pk)
+    judge = judge_start(
+        name="qa-asked-judged", kind="qa", endpoint=make_endpoint("judge", model="stand-in-judge"),
+        package=packages("qa-judge"), runs=[asked],
+    )  # fmt: skip
+    run_drive(run_id=judge.pk)
+    report = qa_review_report(campaign=world.campaign, judge_runs=[judge])
+    rows = {(r["dimension"], r["value"]): r for r in report["judge"]}
+    # Six open-ended turns (the Chain's multiple-choice turn is scored without a judge).
+    assert rows[("all", "all")]["records"] == 6 and rows[("all", "all")]["unmatched"] == 0
+    assert rows[("structure", "chain")]["records"] == 2

@@ -17,7 +17,9 @@ def bar(progress: dict, width: int = 30) -> str:
     return (
         f"[{'#' * filled}{'.' * (width - filled)}] {progress['done']}/{progress['items']} "
         f"ok {o['ok']} parse {o['parse_failure']} refusal {o['refusal']} "
-        f"api {o['api_error']} | {progress['requests']} requests, "
+        f"api {o['api_error']}"
+        + (f" not asked {o['not_asked']}" if o.get("not_asked") else "")
+        + f" | {progress['requests']} requests, "
         f"{progress['items_per_second']}/s" + (f", ETA {eta} s" if eta else "")
     )
 

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand
 from scoring.judges import benchmark_scores, qa_summary
 from scoring.management.commands import _lookup
 from scoring.management.commands._progress import bar
+from scoring.qa.results import qa_run_summary
 from scoring.runs.progress import run_progress
 
 
@@ -20,6 +21,8 @@ class Command(BaseCommand):
         progress = run_progress(run)
         if run.kind == "qa":
             progress["qa"] = qa_summary(run)
+        elif run.kind == "qa_prediction":
+            progress["dialogues"] = qa_run_summary(run)
         elif run.is_judge and run.sources.count() == 1:
             progress["scores"] = benchmark_scores(run.sources.get(), run)
         if o["json"]:

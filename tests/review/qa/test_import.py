@@ -4,6 +4,7 @@ frames, byte-identical round trip, frozen sets."""
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -167,3 +168,38 @@ def test_commands_import_and_export(video, admin_user, tmp_path):
     with pytest.raises(CommandError, match="line 1"):
         call_command("import_qa", str(bad), "--name", "qa_v2", stdout=io.StringIO())
     assert QaGroupSet.objects.count() == 1
+
+
+def test_a_turn_may_carry_a_decision_cutoff(db, admin_user, tmp_path):
+    """qa-group/2: an optional cutoff_us per turn, snapped to a frame, after the group's first
+    evidence; a qa-group/1 line (no cutoff) imports and exports as before."""
+    from media.models import Scene
+    from media.services import video_import
+    from review.qa.schema import RECORD_FORMAT
+    from tests.review.qa.world import synth_qa_source
+
+    scene = Scene.objects.get_or_create(
+        slug="indoor/tea_room", defaults={"name": "Tea Room", "setting": "indoor"}
+    )[0]
+    video = video_import(path=synth_qa_source(tmp_path), scene=scene, user=admin_user)
+    predictive = group(1, video.sha256, turns=2)
+    predictive["turns"][1]["cutoff_us"] = at_frame(45) + 3
+    plain = group(2, video.sha256)
+    group_set, _ = qa_import(text=jsonl([predictive, plain]), name="cut_v1", author=admin_user)
+    turn = QaTurn.objects.get(group__uid=predictive["uid"], position=1)
+    assert turn.cutoff_us == at_frame(45)
+    exported = qa_export_bytes(group_set=group_set).decode().splitlines()
+    records = {json.loads(line)["uid"]: json.loads(line) for line in exported}
+    assert records[predictive["uid"]]["turns"][1]["cutoff_us"] == at_frame(45)
+    assert "cutoff_us" not in records[predictive["uid"]]["turns"][0]
+    assert jsonl([plain]).strip() in exported  # a group without a cutoff: its old bytes
+    assert json.loads(group_set.manifest_text)["record_format"] == RECORD_FORMAT == "qa-group/2"
+    for bad, problem in [
+        (at_frame(10), "after the group's first evidence starts"),
+        (10**12, "inside the video"),
+        ("soon", "integer of microseconds"),
+    ]:
+        broken = group(3, video.sha256, turns=2)
+        broken["turns"][1]["cutoff_us"] = bad
+        with pytest.raises(Exception, match=problem):
+            qa_import(text=jsonl([broken]), name=f"bad_{problem[:3]}", author=admin_user)

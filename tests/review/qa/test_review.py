@@ -193,3 +193,13 @@ def test_an_interval_edit_is_read_as_typed_on_the_clips_frames(world, auditor):
     submit(assignment=assignment, person=auditor, part="", payload=typed)
     proposed = QaEdit.objects.get().proposed
     assert proposed == [start + clip[2], start + clip[6]]  # 0.21 s is nearest clip frame 6 (30 fps)
+
+
+def test_the_review_state_places_a_predictive_turns_cutoff_on_the_clip(world, auditor):
+    from review.qa.blind import review_state
+
+    assignment, group = claim_group(world, auditor, structure="chain")
+    turns = review_state(assignment=assignment, user=auditor)["turns"]
+    cutoff = group.turns.get(position=2).cutoff_us
+    assert cutoff is not None
+    assert [t["cutoff_us"] for t in turns] == [None, None, cutoff - group.span_start_us]

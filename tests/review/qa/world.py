@@ -11,7 +11,7 @@ from media.services import video_import
 from review.campaigns.services import campaign_create
 from review.qa.imports import qa_import
 from review.qa.sampling import qa_manifest_freeze
-from tests.review.qa.helpers import evidence, group, jsonl
+from tests.review.qa.helpers import at_frame, evidence, group, jsonl
 from tests.synth_cache import synth_video
 
 
@@ -38,6 +38,7 @@ def qa_records(video_sha: str, extra: str = "") -> list[dict]:
     chain["turns"][1]["evidence"] = [evidence(70, 90)]
     chain["turns"][2]["evidence"] = [evidence(100, 130, "auditory", "a bell rings")]
     chain["turns"][2]["options"] = ["Answer 2", "Something else"]
+    chain["turns"][2]["cutoff_us"] = at_frame(100)  # predictive: what follows frame 100
     records = [
         chain,
         group(2, video_sha, category="world_perception"),
