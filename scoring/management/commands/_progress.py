@@ -36,3 +36,14 @@ def wait(run: Run, *, poll: float = 1.0, stream=None) -> dict:
             stream.write("\n")
             return progress
         time.sleep(poll)
+
+
+def report_started(run: Run, *, wait_for_it: bool, stdout, stderr) -> None:
+    """What a command that started (or resumed) ``run`` prints: its bar, then either the bar
+    drawn until it ends (``--wait``) or how to follow it."""
+    stdout.write(f"run {run.name}: {bar(run_progress(run))}")
+    if wait_for_it:
+        progress = wait(run, stream=stderr)
+        stdout.write(f"run {run.name} {progress['status']}: {bar(progress)}")
+    else:
+        stdout.write(f"follow it with: manage.py run_show {run.name}")

@@ -1,9 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from scoring.management.commands import _lookup
-from scoring.management.commands._progress import bar, wait
+from scoring.management.commands._progress import report_started
 from scoring.runs import CONDITIONS, RunError, run_predict
-from scoring.runs.progress import run_progress
 
 
 class Command(BaseCommand):
@@ -40,9 +39,4 @@ class Command(BaseCommand):
             )
         except RunError as exc:
             raise CommandError(str(exc)) from None
-        self.stdout.write(f"run {run.name}: {bar(run_progress(run))}")
-        if o["wait"]:
-            progress = wait(run, stream=self.stderr)
-            self.stdout.write(f"run {run.name} {progress['status']}: {bar(progress)}")
-        else:
-            self.stdout.write(f"follow it with: manage.py run_show {run.name}")
+        report_started(run, wait_for_it=o["wait"], stdout=self.stdout, stderr=self.stderr)
