@@ -40,6 +40,7 @@ NOT_PAGES = {
     "export.jsonl": "a download",
     "report.<slug:fmt>": "a download",
     "charts/": "a chart download (the pages draw the same chart inline)",
+    "runs/qa/": "where the Runs page's QA start form posts (a refused start shows that form again)",
     "runs/<int:run_id>/judge/": "POST only",
     "runs/<int:run_id>/<slug:action>/": "POST only",
     "studies/<int:study_id>/run/": "POST only",

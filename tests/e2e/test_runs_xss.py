@@ -110,3 +110,52 @@ def test_model_output_never_executes_on_any_page(
         if shown is not None:
             assert shown in page.inner_text("body"), url
         assert_inert(page, dialogs)
+
+
+def test_a_qa_runs_answers_never_execute(open_as, admin_user, tmp_path, stand_in):
+    """A QA run's turns carry a model's answers (and the group's questions) onto the run and
+    item pages: a payload in every answer stays text."""
+    import shutil
+
+    from media.models import Scene
+    from media.services import video_import
+    from media.synth import synth_video
+    from review.qa.imports import qa_import
+    from review.qa.sampling import qa_manifest_freeze
+    from scoring.endpoints import endpoint_create
+    from scoring.packages import package_resolve, packages_sync_builtin
+    from scoring.qa.runs import qa_predict
+    from scoring.runs import run_drive
+    from tests.review.qa.helpers import group, jsonl
+
+    source = synth_video(tmp_path / "qa-xss.mp4", seconds=5, fps=30).path
+    shutil.copyfile(source, tmp_path / "qa-xss-copy.mp4")
+    scene = Scene.objects.get_or_create(
+        slug="indoor/xss", defaults={"name": "XSS", "setting": "indoor"}
+    )[0]
+    video = video_import(path=tmp_path / "qa-xss-copy.mp4", scene=scene, title="qa-xss.mp4",
+                         user=admin_user)  # fmt: skip
+    record = group(1, video.sha256, structure="chain", turns=2)
+    record["turns"][0]["question"] = f"What happens next? {ONERROR}"
+    group_set, _ = qa_import(text=jsonl([record]), name="qa_xss_set", author=admin_user)
+    manifest = qa_manifest_freeze(group_set=group_set, name="qa_xss_manifest", seed=1,
+                                  params={"n_groups": 1}, author=admin_user)  # fmt: skip
+    packages_sync_builtin()
+    endpoint = endpoint_create(name="qa-xss", base_url=stand_in.base_url, model="stand-in-vision")
+    stand_in.rules({"times": -1, "action": {"content": json.dumps({"answer": SCRIPT + SVG})}})
+    run = qa_predict(name="qa-xss-run", manifest=manifest, endpoint=endpoint,
+                     package=package_resolve("qa-prediction"), media="text_only")  # fmt: skip
+    run_drive(run_id=run.pk)
+    items = list(run.items.order_by("position"))
+    assert [i.prediction["answer"] for i in items] == [SCRIPT + SVG] * 2
+    page = open_as(admin_user).new_page()
+    dialogs = open_as.dialogs
+    for url, shown in [
+        (f"/runs/{run.pk}/", None),
+        *((f"/runs/{run.pk}/items/{i.pk}/", SCRIPT) for i in items),
+        (f"/admin/scoring/runitem/{items[0].pk}/change/", None),
+    ]:
+        page.goto(url)
+        if shown is not None:
+            assert shown in page.inner_text("body"), url
+        assert_inert(page, dialogs)

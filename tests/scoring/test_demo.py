@@ -37,7 +37,7 @@ def test_the_demo_can_predict_and_judge_with_no_configuration(short_demo, stand_
     # No judge-validation demo here (its two endpoints hold typed example rows): it draws only
     # steps outside the human-baseline demo, which takes both steps of this short demo.
     assert names == {"stand-in-vlm", "stand-in-vlm-b", "stand-in-judge"}
-    assert PromptPackage.objects.filter(builtin=True).count() == 6
+    assert PromptPackage.objects.filter(builtin=True).count() == 7  # scoring/packages/builtin
     run = Run.objects.get(name=DEMO_RUN)
     assert run.items.count() == 2 and run.release.name == "demo_models_v1"
     render_run_media(run)
