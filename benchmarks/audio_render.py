@@ -36,21 +36,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import django
-from django.conf import settings
-
-if not settings.configured:
-    settings.configure(
-        FFMPEG_BINARY=os.environ.get("FFMPEG_BINARY", ""),
-        FFMPEG_TIMEOUT_SECONDS=3600,
-        MEDIA_MAX_DURATION_SECONDS=4 * 3600,
-        MEDIA_MAX_PIXELS=4096 * 2160,
-        MEDIA_MAX_SIDE_PX=8192,
-        MEDIA_MIN_SIDE_PX=64,
-        MEDIA_MAX_FPS=240,
-        MEDIA_MAX_FRAMES=1_000_000,
-    )
-    django.setup()
+# Django configured for the media modules as benchmarks/media_render.py does it.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import media_render  # noqa: F401
 
 from media.audio import AUDIO_FORMATS, AudioTrack, audio_spans, span_samples
 from media.ffmpeg import ffmpeg_binary

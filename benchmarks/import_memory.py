@@ -34,13 +34,16 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_database import bench_database, database_url  # noqa: E402
+
 S = 1_000_000
 GOAL_MB = 200
 
@@ -277,19 +280,6 @@ def run_child(kind: str, database_url: str, file: Path | None = None) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _database_url(connection) -> str:
-    cfg = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{cfg['NAME']}"
-    auth = cfg.get("USER") or ""
-    if cfg.get("PASSWORD"):
-        auth += f":{cfg['PASSWORD']}"
-    auth = f"{auth}@" if auth else ""
-    return (
-        f"postgres://{auth}{cfg.get('HOST') or '127.0.0.1'}:{cfg.get('PORT') or 5432}/{cfg['NAME']}"
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lines", type=int, default=1_000_000)
@@ -303,19 +293,13 @@ def main() -> None:
         child(args)
         return
 
-    work = Path(tempfile.mkdtemp(prefix="import-bench-"))
-    os.environ.setdefault("STUDIO_VAR_DIR", str(work / "var"))
-    if not os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
-        os.environ["DATABASE_URL"] = f"sqlite:///{work / 'unused.sqlite3'}"
-        os.environ["TEST_DATABASE_NAME"] = str(work / "bench.sqlite3")
-    else:
-        os.environ.setdefault("TEST_DATABASE_NAME", "bench_imports")
+    work = bench_database("import-bench-", "bench_imports")
     _setup()
     from django.db import connection
 
     connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
     try:
-        url = _database_url(connection)
+        url = database_url(connection)
         build_targets(args.valid)
         connection.close()
         print(f"database: {connection.vendor}; load average: {os.getloadavg()[0]:.1f}")

@@ -30,13 +30,16 @@ import random
 import resource
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_database import bench_database, database_url  # noqa: E402
+
 S = 1_000_000
 
 
@@ -270,19 +273,6 @@ def run_child(kind: str, database_url: str, name: str, out: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _database_url(connection) -> str:
-    cfg = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{cfg['NAME']}"
-    auth = cfg.get("USER") or ""
-    if cfg.get("PASSWORD"):
-        auth += f":{cfg['PASSWORD']}"
-    auth = f"{auth}@" if auth else ""
-    return (
-        f"postgres://{auth}{cfg.get('HOST') or '127.0.0.1'}:{cfg.get('PORT') or 5432}/{cfg['NAME']}"
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--large", type=int, default=300_000, help="Synthetic steps in part 2")
@@ -295,13 +285,7 @@ def main() -> None:
         child(args)
         return
 
-    work = Path(tempfile.mkdtemp(prefix="manifest-bench-"))
-    os.environ.setdefault("STUDIO_VAR_DIR", str(work / "var"))
-    if not os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
-        os.environ["DATABASE_URL"] = f"sqlite:///{work / 'unused.sqlite3'}"
-        os.environ["TEST_DATABASE_NAME"] = str(work / "bench.sqlite3")
-    else:
-        os.environ.setdefault("TEST_DATABASE_NAME", "bench_manifest")
+    work = bench_database("manifest-bench-", "bench_manifest")
     _setup()
     from django.db import connection
 
@@ -310,7 +294,7 @@ def main() -> None:
 
     connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
     try:
-        url = _database_url(connection)
+        url = database_url(connection)
         print(f"database: {connection.vendor}")
 
         # Part 1: the benchmark-sized release.
