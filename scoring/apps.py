@@ -23,6 +23,7 @@ class ScoringConfig(AppConfig):
         from scoring.judges.views import run_page_part as judge_page_part
         from scoring.judgeval import demo as _judgeval_demo  # noqa: F401
         from scoring.publish import verify as _publish_check  # noqa: F401  (a bundle check)
+        from scoring.qa.audits import run_page_part as qa_audit_page_part
         from scoring.qa.dialogue import KIND as QA_TURN
         from scoring.qa.dialogue import QaTurnHandler
         from scoring.qa.results import run_page_part as qa_page_part
@@ -40,5 +41,6 @@ class ScoringConfig(AppConfig):
         call_kind_register(QA_TURN, QaTurnHandler)
         run_page_part_register(judge_page_part)
         run_page_part_register(qa_page_part)
+        run_page_part_register(qa_audit_page_part)
         run_list_part_register(qa_list_part)
         post_migrate.connect(_sync_packages, sender=self, dispatch_uid="scoring.sync_packages")

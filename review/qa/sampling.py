@@ -5,6 +5,11 @@ The draw is ``manifests.sampling.sample_groups`` (whole groups, without replacem
 a group's members are its turns, so a multi-turn dialogue is always sampled whole. With
 ``by`` set to ``structure``, ``category`` or ``modality`` and ``quotas`` naming how many groups
 each value gets, each value's groups are drawn by the same seeded rank.
+
+With ``uids`` the design names its groups instead of drawing them: exactly those groups of the
+set (every one must be in it, none twice; ``n_groups`` equals their number), e.g. the groups of
+an audit's filter list (``list_sha256`` may record that list's SHA-256). The manifest is frozen
+and hashed like any other; its seed orders nothing then but is still recorded.
 """
 
 from __future__ import annotations
@@ -38,9 +43,31 @@ class QaGroupDesign(BaseModel):
     by: Literal["structure", "category", "modality"] | None = None
     quotas: dict[str, int] | None = Field(default=None, description="Groups per value of `by`")
     split: str | None = Field(default=None, description="Draw only from this split")
+    uids: list[str] | None = Field(
+        default=None, description="Exactly these groups (no draw); sorted when frozen"
+    )
+    list_sha256: str | None = Field(
+        default=None, pattern=r"^[0-9a-f]{64}$", description="SHA-256 of the list they came from"
+    )
 
     @model_validator(mode="after")
     def _check(self):
+        if self.uids is not None:
+            if self.by is not None or self.split is not None:
+                raise ValueError("a list of uids takes no by, quotas or split")
+            if len(set(self.uids)) != len(self.uids):
+                raise ValueError("the list of uids names a group twice")
+            if len(self.uids) != self.n_groups:
+                raise ValueError(
+                    f"the list names {len(self.uids)} groups, not n_groups {self.n_groups}"
+                )
+            for u in self.uids:
+                try:
+                    uuid.UUID(u)
+                except ValueError:
+                    raise ValueError(f"{u!r} is not a group uid") from None
+        elif self.list_sha256 is not None:
+            raise ValueError("list_sha256 goes with a list of uids")
         if (self.by is None) != (self.quotas is None):
             raise ValueError("give by and quotas together, or neither")
         if self.quotas is not None:
@@ -59,13 +86,37 @@ def design_clean(params) -> dict:
         design = QaGroupDesign.model_validate(dict(params))
     except (pydantic.ValidationError, TypeError, ValueError) as exc:
         raise ValidationError({"design": str(exc)}) from None
-    return design.model_dump(mode="json")
+    dumped = design.model_dump(mode="json")
+    if design.uids is None:  # the designs frozen before lists existed keep their exact bytes
+        dumped.pop("uids")
+        dumped.pop("list_sha256")
+    else:
+        dumped["uids"] = sorted(str(uuid.UUID(u)) for u in design.uids)
+    return dumped
+
+
+def uids_design(uids, *, list_sha256: str | None = None) -> dict:
+    """The design of a manifest of exactly these groups."""
+    uids = list(uids)
+    design = {"n_groups": len(uids), "uids": uids}
+    if list_sha256 is not None:
+        design["list_sha256"] = list_sha256
+    return design
 
 
 def draw(*, group_set: QaGroupSet, params, seed: int) -> list[str]:
     """The drawn group uids (ascending); ValidationError naming the constraint that fails."""
     design = QaGroupDesign.model_validate(design_clean(params))
     rows = QaGroup.objects.filter(group_set=group_set)
+    if design.uids is not None:
+        found = {str(u) for u in rows.filter(uid__in=design.uids).values_list("uid", flat=True)}
+        missing = [u for u in design.uids if u not in found]
+        if missing:
+            raise ValidationError(
+                {"design": f"{len(missing)} group(s) of the list are not in QA group set "
+                 f"{group_set.name}, e.g. {missing[0]}"}
+            )  # fmt: skip
+        return sorted(design.uids)
     if design.split:
         rows = rows.filter(split=design.split)
     members: dict[str, list[str]] = {}

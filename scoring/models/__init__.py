@@ -1,6 +1,7 @@
 """Scoring's tables: endpoints, file digests, answer embeddings, prompt packages, runs with
-their items, judgements, imported benchmarks."""
+their items, judgements, imported benchmarks, QA audits."""
 
+from scoring.models.audits import QaAudit
 from scoring.models.digests import FileDigest
 from scoring.models.embeddings import TextEmbedding
 from scoring.models.endpoints import Endpoint, MediaInterface
@@ -21,6 +22,7 @@ __all__ = [
     "MediaInterface",
     "Outcome",
     "PromptPackage",
+    "QaAudit",
     "Purpose",
     "ReportCache",
     "Run",
