@@ -18,8 +18,9 @@ ANSWERED = "answered"
 
 
 def turn_rows(run: Run) -> list[dict]:
-    """One row per turn, in dialogue order: group, turn, kind (``choice``/``open``), state,
-    outcome, answer, chosen option and, for an answered multiple-choice turn, ``correct``."""
+    """One row per turn, in dialogue order: its run item's id (``item``), group, turn, kind
+    (``choice``/``open``), state, outcome, answer, chosen option and, for an answered
+    multiple-choice turn, ``correct``."""
     source = run.manifest.qa_source
     references = {
         (str(uid), position): answer
@@ -29,14 +30,15 @@ def turn_rows(run: Run) -> list[dict]:
         ).values_list("group__uid", "position", "answer")
     }
     rows = []
-    for key, state, outcome, data, prediction in (
+    for pk, key, state, outcome, data, prediction in (
         run.items.order_by("position")
-        .values_list("key", "state", "outcome", "input", "prediction")
+        .values_list("pk", "key", "state", "outcome", "input", "prediction")
         .iterator(2000)
     ):
         group, _, turn = key.rpartition(":")
         options = data.get("options")
         row = {
+            "item": pk,
             "group": group,
             "turn": int(turn),
             "kind": "choice" if options else "open",
