@@ -100,7 +100,7 @@ def audit_groups(verdicts: Verdicts, modalities: dict[str, str]) -> list[GroupAu
 
 def flag_counts(audits: list[GroupAudit]) -> dict[str, int]:
     """Flagged groups per flag (every flag named, zeros included) and ``any``."""
-    counts = {flag: 0 for flag in FLAGS}
+    counts = dict.fromkeys(FLAGS, 0)
     for audit in audits:
         for flag in audit.flags:
             counts[flag] += 1

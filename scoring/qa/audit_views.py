@@ -89,7 +89,9 @@ def qa_audit_page(request, audit_id: int, form=None):
     audit = get_object_or_404(QaAudit.objects.select_related("manifest"), pk=audit_id)
     fmt = request.GET.get("format")
     if fmt == "jsonl":
-        response = HttpResponse(filter_bytes(audit), content_type="application/jsonl; charset=utf-8")
+        response = HttpResponse(
+            filter_bytes(audit), content_type="application/jsonl; charset=utf-8"
+        )
         return as_download(response, f"{audit.name}-flags.jsonl")
     if fmt:
         raise Http404

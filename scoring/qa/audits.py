@@ -41,7 +41,7 @@ from scoring.qa.runs import qa_manifest_source
 from scoring.qa.verdicts import group_verdicts, qa_judge_run, turn_verdicts
 from scoring.runs.services import RunError, run_name_check
 from studio.canonical import canonical_bytes
-from studio.vocabulary import vocabulary
+from studio.vocabulary import label, vocabulary
 
 FLAG_FORMAT = "intent-studio.qa-flag/1"
 OLD_NAMES = {"clip": VISUAL_ONLY}  # a run's stored condition -> the audit's condition
@@ -104,12 +104,12 @@ def check_runs(runs: dict[str, list[Run]], judges: list[Run]) -> tuple[list[dict
         raise RunError("an audit needs text-only, picture-only or sound-only runs")
     for judge in judges:
         if judge.kind != RunKind.QA:
-            raise RunError(f"{judge.name} is a {judge.kind} run, not a QA judge run")
+            raise RunError(f"{judge.name} is not a QA judge run ({label('run_kind', judge.kind)})")
     manifest, inputs, seen = None, [], set()
     for condition in CONDITIONS:
         for run in runs.get(condition, []):
             if run.kind != RunKind.QA_PREDICTION:
-                raise RunError(f"{run.name} is a {run.kind} run, not a QA run")
+                raise RunError(f"{run.name} is not a QA run ({label('run_kind', run.kind)})")
             if manifest is None:
                 manifest = run.manifest
             elif run.manifest_id != manifest.pk:
@@ -118,9 +118,7 @@ def check_runs(runs: dict[str, list[Run]], judges: list[Run]) -> tuple[list[dict
                     "audit compares runs of one QA manifest"
                 )
             if run_condition(run) != condition:
-                raise RunError(
-                    f"{run.name} was run with media {run.condition}, not {condition}"
-                )
+                raise RunError(f"{run.name} was run with media {run.condition}, not {condition}")
             if run.status != RunStatus.FINISHED:
                 raise RunError(f"{run.name} is {run.status}; audit finished runs only")
             model = run.endpoint.name
@@ -182,10 +180,14 @@ def audit_result(inputs: list[dict], manifest) -> dict:
                 "category": category,
                 "flags": audit.flags,
                 "votes": [
-                    {"flag": v.flag, "conditions": list(v.conditions), "voters": list(v.voters),
-                     "correct": list(v.yes)}
+                    {
+                        "flag": v.flag,
+                        "conditions": list(v.conditions),
+                        "voters": list(v.voters),
+                        "correct": list(v.yes),
+                    }
                     for v in audit.votes
-                ],  # fmt: skip
+                ],
                 "verdicts": {
                     m: {c: by_group.get(audit.group) for c, by_group in sorted(by_c.items())}
                     for m, by_c in sorted(verdicts.items())
@@ -261,7 +263,9 @@ def qa_audit_create(*, name: str, runs: dict[str, list[Run]], judges=(), user=No
         filter_sha256=hashlib.sha256(data).hexdigest(),
         created_by=user if user is not None and user.is_authenticated else None,
     )
-    audit.runs.set([i["run_id"] for i in inputs] + [i["judge_run_id"] for i in inputs if i["judge_run_id"]])
+    audit.runs.set(
+        [i["run_id"] for i in inputs] + [i["judge_run_id"] for i in inputs if i["judge_run_id"]]
+    )
     return audit
 
 

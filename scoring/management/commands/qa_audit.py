@@ -65,7 +65,9 @@ class Command(BaseCommand):
         )
         parser.add_argument("--campaign", help="open a QA review campaign over the flagged groups")
         parser.add_argument("--campaign-manifest", help="its manifest's name (default NAME-flags)")
-        parser.add_argument("--people", default="", help="the campaign's reviewers, comma-separated")
+        parser.add_argument(
+            "--people", default="", help="the campaign's reviewers, comma-separated"
+        )
         parser.add_argument("--seed", type=int, default=0, help="the campaign's order seed")
         parser.add_argument("--user", help="username recorded as the author")
 
@@ -121,7 +123,9 @@ class Command(BaseCommand):
             else:
                 with open(o["export"], "xb") as f:
                     f.write(data)
-                self.stdout.write(f"Wrote {len(flagged_uids(audit))} flagged group(s) to {o['export']}")
+                self.stdout.write(
+                    f"Wrote {len(flagged_uids(audit))} flagged group(s) to {o['export']}"
+                )
         if o["campaign"]:
             names = [n.strip() for n in o["people"].split(",") if n.strip()]
             users = {u.username: u for u in get_user_model().objects.filter(username__in=names)}

@@ -132,3 +132,48 @@ def test_commands_freeze_and_export(group_set, tmp_path, admin_user, client):
         assert sorted(archive.namelist()) == [
             "SHA256SUMS", "groups.jsonl", "manifest.json", "samples.txt"
         ]  # fmt: skip
+
+
+def test_a_named_list_of_groups_freezes_exactly_those(group_set, admin_user):
+    from review.manifests.models import Manifest
+    from review.qa.sampling import qa_manifest_uids, uids_design
+    from tests.review.qa.helpers import group_uid
+
+    wanted = [group_uid(7), group_uid(2), group_uid(11)]
+    digest = "ab" * 32
+    manifest = qa_manifest_freeze(
+        group_set=group_set, name="qa_flags_v1", seed=3,
+        params=uids_design(wanted, list_sha256=digest), author=admin_user,
+    )  # fmt: skip
+    assert qa_manifest_uids(manifest) == sorted(wanted)
+    header = json.loads(manifest.manifest_text)
+    assert header["design"]["uids"] == sorted(wanted)
+    assert header["design"]["list_sha256"] == digest
+    assert manifest.manifest_sha256 == hashlib.sha256(manifest.manifest_text.encode()).hexdigest()
+    # The same list in another order is the same manifest's design (sorted when frozen).
+    again = qa_manifest_freeze(
+        group_set=group_set, name="qa_flags_v2", seed=3,
+        params=uids_design(list(reversed(wanted)), list_sha256=digest), author=admin_user,
+    )  # fmt: skip
+    assert again.sample_list_sha256 == manifest.sample_list_sha256
+    # A design without a list keeps its exact bytes (no empty members).
+    plain = qa_manifest_freeze(
+        group_set=group_set, name="qa_plain", seed=3, params={"n_groups": 2}, author=admin_user
+    )
+    assert set(json.loads(plain.manifest_text)["design"]) == {"n_groups", "by", "quotas", "split"}
+
+    count = Manifest.objects.count()
+    bad = [
+        ({"n_groups": 1, "uids": [group_uid(99)]}, "not in QA group set"),
+        ({"n_groups": 2, "uids": [group_uid(1), group_uid(1)]}, "twice"),
+        ({"n_groups": 3, "uids": [group_uid(1)]}, "names 1 groups"),
+        ({"n_groups": 1, "uids": ["not-a-uid"]}, "not a group uid"),
+        ({"n_groups": 1, "uids": [group_uid(1)], "split": "test"}, "no by, quotas or split"),
+        ({"n_groups": 1, "list_sha256": digest}, "goes with a list"),
+    ]
+    for params, message in bad:
+        with pytest.raises(ValidationError, match=message):
+            qa_manifest_freeze(
+                group_set=group_set, name="qa_bad", seed=1, params=params, author=admin_user
+            )
+    assert Manifest.objects.count() == count
