@@ -23,6 +23,7 @@ class ScoringConfig(AppConfig):
         from scoring.judges.views import run_page_part as judge_page_part
         from scoring.judgeval import demo as _judgeval_demo  # noqa: F401
         from scoring.publish import verify as _publish_check  # noqa: F401  (a bundle check)
+        from scoring.qa import demo as _qa_audit_demo  # noqa: F401
         from scoring.qa.audits import run_page_part as qa_audit_page_part
         from scoring.qa.dialogue import KIND as QA_TURN
         from scoring.qa.dialogue import QaTurnHandler

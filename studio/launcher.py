@@ -84,10 +84,14 @@ def child_commands(python: str, *, stand_in: bool) -> dict[str, list[str]]:
         },
     }
     if stand_in:
-        # The stand-in provider the demo's endpoints point at, whatever the broker.
+        # The stand-in provider the demo's endpoints point at, whatever the broker; with the
+        # scripted answers the demo wrote (scoring/qa/demo.py), when there are any.
         commands["stand-in"] = [
             python, "manage.py", "serve_stand_in_provider", "--latency-ms", "300"
         ]  # fmt: skip
+        rules = Path(os.environ.get("STUDIO_VAR_DIR", ROOT / "var")) / "stand-in-rules.json"
+        if rules.is_file():
+            commands["stand-in"] += ["--rules", str(rules)]
     # The embedded default's scheduler: re-enqueues work whose worker died (studio/leases.py).
     commands["sweeper"] = [python, "manage.py", "sweep_leases", "--loop"]
     return commands

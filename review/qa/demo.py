@@ -1,6 +1,8 @@
-"""The QA part of the demo: a few QA groups on the first demo video (one a three-turn Chain),
-imported as a frozen group set, a complete-groups manifest of them and a small QA-review
-campaign for the demo auditor, so the auditor's home page has QA groups waiting."""
+"""The QA part of the demo: a few QA groups on the first demo video (one a three-turn Chain, one
+predictive: its turn carries a decision cutoff; with the video's sound, one about the clicks its
+sound track carries every tenth of a second, ``media.synth``), imported as a frozen group set, a
+complete-groups manifest of them and a small QA-review campaign for the demo auditor, so the
+auditor's home page has QA groups waiting."""
 
 from __future__ import annotations
 
@@ -39,12 +41,30 @@ def demo_records(video) -> list[dict]:
             "turns": turns,
         }  # fmt: skip
 
-    def turn(question, answer, evidence, depends=(), options=None):
-        return {"question": question, "answer": answer, "options": options,
+    def turn(question, answer, evidence, depends=(), options=None, cutoff=None):
+        made = {"question": question, "answer": answer, "options": options,
                 "depends_on": list(depends), "evidence": evidence}  # fmt: skip
+        if cutoff is not None:
+            made["cutoff_us"] = int(times[cutoff])
+        return made
 
+    extra = []
+    if video.has_audio:
+        extra.append(
+            base(4, "node", "world_perception", "auditory", [
+                turn("How often does the click repeat in the sound?",
+                     "Ten clicks every second", [_ev(times, f[3], f[6], "auditory",
+                     "the clicks of the sound track")]),
+            ])
+        )  # fmt: skip
     return sorted(
         [
+            *extra,
+            base(5, "node", "goal_planning", "visual", [
+                turn("What will the counter show next?", "A higher number than now",
+                     [_ev(times, f[4], f[9], "visual", "the counter before the cutoff")],
+                     cutoff=f[7]),
+            ]),
             base(1, "node", "action_status", "visual", [
                 turn("Which frame number is shown when the hand first moves?",
                      "The number in the corner at that moment", [_ev(times, f[2], f[4], "visual",

@@ -1,3 +1,4 @@
+import json
 import signal
 import threading
 
@@ -22,6 +23,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--latency-ms", type=int, default=0, help="delay of every answer")
         parser.add_argument(
+            "--rules",
+            help='a JSON file {"rules": [...]}: scripted answers from the start, as POST '
+            "/_stand_in/rules sets them (the demo writes var/stand-in-rules.json)",
+        )
+        parser.add_argument(
             "--in-use",
             action="store_true",
             help="serve nothing: say which endpoints point at the stand-in's address and exit "
@@ -44,6 +50,17 @@ class Command(BaseCommand):
             server = make_server(o["host"], port, latency_ms=o["latency_ms"])
         except OSError as exc:
             raise CommandError(f"cannot listen on {o['host']}:{port}: {exc.strerror}") from None
+        if o["rules"]:
+            try:
+                with open(o["rules"], encoding="utf-8") as f:
+                    rules = json.load(f)["rules"]
+                if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
+                    raise ValueError("rules is not a list of objects")
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                server.server_close()
+                raise CommandError(f"cannot read the rules in {o['rules']}: {exc}") from None
+            server.state.rules = rules
+            self.stdout.write(f"{len(rules)} scripted rule(s) from {o['rules']}")
         host, bound = server.server_address[:2]
         self.stdout.write(f"stand-in provider (not a model) on http://{host}:{bound}/v1")
         self.stdout.flush()

@@ -10,14 +10,20 @@ from review.qa.models import QaGroupSet
 
 
 @pytest.mark.django_db
-def test_the_demo_opens_a_qa_review_for_the_auditor(settings):
+def test_the_demo_opens_a_qa_review_for_the_auditor(settings, tmp_path):
     from django.contrib.auth import get_user_model
 
+    settings.VAR_DIR = tmp_path  # the demo writes the stand-in's scripted answers there
     settings.STUDIO_DEMO_PASSWORD = "demo-pass-for-tests"
     call_command("seed_demo", stdout=None)
     group_set = QaGroupSet.objects.get(name="demo_qa_v1")
-    assert group_set.is_frozen and group_set.sample_count == 3
+    # Five groups on the first demo video (it has sound): one about its clicks, a predictive one.
+    assert group_set.is_frozen and group_set.sample_count == 5
     assert group_set.groups.filter(structure="chain", turn_count=3).exists()
+    assert group_set.groups.filter(modality="auditory").exists()
+    from review.qa.models import QaTurn
+
+    assert QaTurn.objects.filter(group__group_set=group_set, cutoff_us__isnull=False).count() == 1
     campaign = Campaign.objects.get(name="demo-qa-review")
     users = get_user_model().objects
     client = Client()
