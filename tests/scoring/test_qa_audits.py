@@ -78,8 +78,13 @@ def audit_world(db, sound_source, admin_user, tmp_path, make_endpoint, packages,
     group_set, _ = qa_import(text=jsonl(records), name="audit_set", author=admin_user)
     manifest = qa_manifest_freeze(group_set=group_set, name="audit_manifest", seed=5,
                                   params={"n_groups": len(records)}, author=admin_user)  # fmt: skip
-    rules = [{"contains": "Question 1 of group 5", "times": -1,
-              "action": {"content": json.dumps({"answer": "a wrong second answer"})}}]  # fmt: skip
+    # Turn 2 of group 5 answered wrong by both models (the judge's requests are not scripted);
+    # first, as its request holds turn 1's question too.
+    rules = [
+        {"model": model, "contains": "Question 1 of group 5", "times": -1,
+         "action": {"content": json.dumps({"answer": "a wrong second answer"})}}
+        for model in MODELS.values()
+    ]  # fmt: skip
     for who, condition, n in FAILED:
         rules.append({"model": MODELS[who], "contains": f"Question 0 of group {n}",
                       "modalities": MODALITIES[condition], "times": -1,
