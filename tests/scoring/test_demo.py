@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def short_demo(monkeypatch, settings, stand_in):
+def short_demo(monkeypatch, settings, stand_in, tmp_path):
     import annotation.demo
 
     short = annotation.demo.DemoVideo(
@@ -27,6 +27,7 @@ def short_demo(monkeypatch, settings, stand_in):
     monkeypatch.setattr(annotation.demo, "DEMO_VIDEOS", (short,))
     settings.STUDIO_DEMO_PASSWORD = "demo-pass-for-tests"
     settings.STAND_IN_PROVIDER_PORT = int(stand_in.url.rsplit(":", 1)[1])
+    settings.VAR_DIR = tmp_path  # the demo writes the stand-in's scripted answers there
 
 
 def test_the_demo_can_predict_and_judge_with_no_configuration(short_demo, stand_in):
@@ -38,6 +39,20 @@ def test_the_demo_can_predict_and_judge_with_no_configuration(short_demo, stand_
     # steps outside the human-baseline demo, which takes both steps of this short demo.
     assert names == {"stand-in-vlm", "stand-in-vlm-b", "stand-in-judge"}
     assert PromptPackage.objects.filter(builtin=True).count() == 7  # scoring/packages/builtin
+    # The QA audit of the demo's QA set: the four media choices (the video has sound), two
+    # stand-ins, each run judged; the Edge group is a scripted language shortcut, the Chain group
+    # (picture and sound) redundant.
+    from scoring.models import QaAudit
+    from scoring.qa.demo import DEMO_AUDIT
+
+    audit = QaAudit.objects.get(name=DEMO_AUDIT)
+    assert audit.result["conditions"] == ["full", "text_only", "visual_only", "audio_only"]
+    assert audit.result["models"] == ["stand-in-vlm", "stand-in-vlm-b"]
+    assert len(audit.inputs) == 8 and all(i["judge_run"] for i in audit.inputs)
+    edge = [r for r in audit.result["groups"] if r["structure"] == "edge"]
+    assert [r["flags"] for r in edge] == [["language_shortcut"]]
+    chain = [r for r in audit.result["groups"] if r["structure"] == "chain"]
+    assert [r["flags"] for r in chain] == [["redundant_modality"]]
     run = Run.objects.get(name=DEMO_RUN)
     assert run.items.count() == 2 and run.release.name == "demo_models_v1"
     render_run_media(run)

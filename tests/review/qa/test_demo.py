@@ -1,6 +1,8 @@
 """After ``seed_demo`` the demo auditor has QA groups waiting, the admin sees the QA groups and
 their report, and every demo QA group is a valid record of the demo video."""
 
+import uuid
+
 import pytest
 from django.core.management import call_command
 from django.test import Client
@@ -24,6 +26,24 @@ def test_the_demo_opens_a_qa_review_for_the_auditor(settings, tmp_path):
     from review.qa.models import QaTurn
 
     assert QaTurn.objects.filter(group__group_set=group_set, cutoff_us__isnull=False).count() == 1
+    # The seed ran the stand-ins on the set under the four media choices, judged and audited
+    # them: scripted, the Edge group is a language shortcut and the Chain group redundant.
+    from scoring.models import QaAudit, Run
+    from scoring.qa.demo import DEMO_AUDIT
+
+    audit = QaAudit.objects.get(name=DEMO_AUDIT)
+    assert Run.objects.filter(kind="qa_prediction", name__startswith="demo-qa-").count() == 8
+    assert Run.objects.filter(kind="qa", name__startswith="demo-qa-").count() == 8
+    assert sorted(audit.result["conditions"]) == ["audio_only", "full", "text_only", "visual_only"]
+    structure = dict(group_set.groups.values_list("uid", "structure"))
+    flagged = {
+        structure[uuid.UUID(r["group"])]: r["flags"] for r in audit.result["groups"] if r["flags"]
+    }
+    # (the stand-in's own picks, by hash, may make other groups flagged too: they are not
+    # scripted, so only the scripted two are asserted)
+    assert flagged["edge"] == ["language_shortcut"]
+    assert flagged["chain"] == ["redundant_modality"]
+    assert (settings.VAR_DIR / "stand-in-rules.json").is_file()
     campaign = Campaign.objects.get(name="demo-qa-review")
     users = get_user_model().objects
     client = Client()
@@ -39,3 +59,4 @@ def test_the_demo_opens_a_qa_review_for_the_auditor(settings, tmp_path):
     home = client.get("/").content.decode()
     assert "QA groups" in home and "QA review reports" in home
     assert client.get(f"/qa-reports/{campaign.pk}/").status_code == 200
+    assert client.get(f"/qa-audits/{audit.pk}/").status_code == 200
