@@ -103,6 +103,7 @@ def check_runs(runs: dict[str, list[Run]], judges: list[Run]) -> tuple[list[dict
     if not any(runs.get(c) for c in (TEXT_ONLY, VISUAL_ONLY, AUDIO_ONLY)):
         raise RunError("an audit needs text-only, picture-only or sound-only runs")
     for judge in judges:
+        judge.refresh_from_db(fields=["status"])
         if judge.kind != RunKind.QA:
             raise RunError(f"{judge.name} is not a QA judge run ({label('run_kind', judge.kind)})")
     manifest, inputs, seen = None, [], set()
@@ -119,6 +120,7 @@ def check_runs(runs: dict[str, list[Run]], judges: list[Run]) -> tuple[list[dict
                 )
             if run_condition(run) != condition:
                 raise RunError(f"{run.name} was run with media {run.condition}, not {condition}")
+            run.refresh_from_db(fields=["status"])
             if run.status != RunStatus.FINISHED:
                 raise RunError(f"{run.name} is {run.status}; audit finished runs only")
             model = run.endpoint.name

@@ -41,6 +41,7 @@ NOT_PAGES = {
     "report.<slug:fmt>": "a download",
     "charts/": "a chart download (the pages draw the same chart inline)",
     "runs/qa/": "where the Runs page's QA start form posts (a refused start shows that form again)",
+    "qa-audits/<int:audit_id>/campaign/": "POST only (a refused campaign shows the audit page)",
     "runs/<int:run_id>/judge/": "POST only",
     "runs/<int:run_id>/<slug:action>/": "POST only",
     "studies/<int:study_id>/run/": "POST only",

@@ -159,3 +159,60 @@ def test_a_qa_runs_answers_never_execute(open_as, admin_user, tmp_path, stand_in
         if shown is not None:
             assert shown in page.inner_text("body"), url
         assert_inert(page, dialogs)
+
+
+def test_a_qa_audits_pages_never_execute(open_as, admin_user, tmp_path, stand_in):
+    """An audit's page names each group by its video's title and shows the runs it read: a
+    payload in the title stays text on the audit list, the audit page and the campaign form."""
+    import shutil
+
+    from media.models import Scene
+    from media.services import video_import
+    from media.synth import synth_video
+    from review.qa.imports import qa_import
+    from review.qa.sampling import qa_manifest_freeze
+    from scoring.endpoints import endpoint_create
+    from scoring.packages import package_resolve, packages_sync_builtin
+    from scoring.qa.audits import qa_audit_create
+    from scoring.qa.runs import qa_predict
+    from scoring.runs import run_drive
+    from tests.review.qa.helpers import group, jsonl
+
+    source = synth_video(tmp_path / "audit-xss.mp4", seconds=5, fps=30).path
+    shutil.copyfile(source, tmp_path / "audit-xss-copy.mp4")
+    scene = Scene.objects.get_or_create(
+        slug="indoor/xss", defaults={"name": "XSS", "setting": "indoor"}
+    )[0]
+    video = video_import(path=tmp_path / "audit-xss-copy.mp4", scene=scene,
+                         title=f"audit{ONERROR}.mp4", user=admin_user)  # fmt: skip
+    record = group(1, video.sha256)
+    record["turns"][0]["options"] = ["Answer 0", "Something else"]  # no judge needed
+    group_set, _ = qa_import(text=jsonl([record]), name="audit_xss_set", author=admin_user)
+    manifest = qa_manifest_freeze(group_set=group_set, name="audit_xss_manifest", seed=1,
+                                  params={"n_groups": 1}, author=admin_user)  # fmt: skip
+    packages_sync_builtin()
+    endpoint = endpoint_create(name="audit-xss", base_url=stand_in.base_url,
+                               model="stand-in-vision")  # fmt: skip
+    stand_in.rules({"times": -1, "action": {"content": json.dumps({"answer": "A"})}})
+    run = qa_predict(name="audit-xss-run", manifest=manifest, endpoint=endpoint,
+                     package=package_resolve("qa-prediction"), media="text_only")  # fmt: skip
+    run_drive(run_id=run.pk)
+    audit = qa_audit_create(name="audit-xss", runs={"text_only": [run]})
+    assert audit.result["counts"]["language_shortcut"] == 1
+    page = open_as(admin_user).new_page()
+    dialogs = open_as.dialogs
+    for url, shown in [
+        ("/qa-audits/", None),
+        (f"/qa-audits/{audit.pk}/", ONERROR),
+        (f"/qa-audits/{audit.pk}/?show=all", ONERROR),
+        (f"/runs/{run.pk}/", None),
+    ]:
+        page.goto(url)
+        if shown is not None:
+            assert shown in page.inner_text("body"), url
+        assert_inert(page, dialogs)
+    # A refused campaign (no reviewer chosen) shows the page again, still inert.
+    page.goto(f"/qa-audits/{audit.pk}/")
+    page.click("#audit-campaign button[type=submit]")
+    assert ONERROR in page.inner_text("body")
+    assert_inert(page, dialogs)

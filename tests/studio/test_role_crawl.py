@@ -148,6 +148,32 @@ def _model_run(release, steps):
     StudyModel.objects.create(study=study, endpoint=endpoint, position=0)
     StudyRun.objects.create(study=study, condition="official", endpoint=endpoint, run=run)
     StudyRun.objects.create(study=study, condition="official", endpoint=None, run=judge)
+    _qa_audit(run, judge)
+
+
+def _qa_audit(run, judge):
+    """A stored QA audit whose evidence names the secret (its pages are the admin's alone)."""
+    from review.models import Manifest
+    from scoring.models import QaAudit
+
+    manifest = Manifest.objects.create(
+        name="hidden-qa-manifest", kind="qa_review", method="complete_groups", seed=1
+    )
+    vote = {"flag": "language_shortcut", "conditions": ["text_only"], "voters": [SECRET],
+            "correct": [SECRET]}  # fmt: skip
+    audit = QaAudit.objects.create(
+        name="hidden-audit",
+        manifest=manifest,
+        inputs=[{"model": SECRET, "condition": "text_only", "run": run.name, "run_id": run.pk,
+                 "judge_run": judge.name, "judge_run_id": judge.pk}],
+        result={"groups": [{"group": "00000000-0000-4000-8000-000000000001", "modality": "visual", "structure": "node",
+                            "category": "action_status", "flags": ["language_shortcut"],
+                            "votes": [vote], "verdicts": {}}],
+                "counts": {"language_shortcut": 1, "redundant_modality": 0,
+                           "mislabelled_modality": 0, "any": 1}},
+        filter_sha256="0" * 64,
+    )  # fmt: skip
+    audit.runs.set([run, judge])
 
 
 @pytest.mark.parametrize("role", ["rater", "auditor", "other_annotator"])
@@ -160,7 +186,11 @@ def test_roles_without_access_reach_no_hidden_data(client, request, hidden_world
     run_ids = list(Run.objects.values_list("pk", flat=True))
     item_ids = list(RunItem.objects.values_list("pk", flat=True))
     study_ids = list(Study.objects.values_list("pk", flat=True))
-    ids = sorted({video.pk, *(s.pk for s in steps), *run_ids, *item_ids, *study_ids, 1, 2, 3})
+    from scoring.models import QaAudit
+
+    audit_ids = list(QaAudit.objects.values_list("pk", flat=True))
+    ids = sorted({video.pk, *(s.pk for s in steps), *run_ids, *item_ids, *study_ids, *audit_ids,
+                  1, 2, 3})  # fmt: skip
     reached = []
     for route in _routes():
         for url in _fill(route, ids):
