@@ -70,7 +70,7 @@ class StandIn:
         return self._call("/_stand_in/reset", {})
 
 
-def start_stand_in(env=None, latency_ms=0) -> StandIn:
+def start_stand_in(env=None, latency_ms=0, args=()) -> StandIn:
     from tests.conftest import ROOT
 
     proc = subprocess.Popen(
@@ -82,6 +82,7 @@ def start_stand_in(env=None, latency_ms=0) -> StandIn:
             "0",
             "--latency-ms",
             str(latency_ms),
+            *args,
         ],
         cwd=ROOT,
         env=env or dict(os.environ),
@@ -90,6 +91,8 @@ def start_stand_in(env=None, latency_ms=0) -> StandIn:
         start_new_session=True,
     )
     line = proc.stdout.readline()
+    while line and "http://" not in line and "rule" in line:  # "N scripted rule(s) from ..."
+        line = proc.stdout.readline()
     if "http://" not in line:
         proc.kill()
         raise RuntimeError(f"the stand-in did not start: {line!r}")

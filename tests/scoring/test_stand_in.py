@@ -131,3 +131,37 @@ def test_a_refusal_coded_with_its_status_reads_once_in_the_item(
     item = run.items.first()
     assert item.outcome == "refusal"
     assert item.detail == "HTTP 400 content filter: Blocked by the content filter"
+
+
+def test_rules_given_at_start_answer_from_the_first_request(tmp_path):
+    """``--rules FILE`` (what make run passes when the demo wrote its scripted answers) puts the
+    rules in place before any request; a file that is not rules is refused."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+    from tests.scoring.conftest import start_stand_in, stop_stand_in
+
+    rules = tmp_path / "stand-in-rules.json"
+    rules.write_text(json.dumps({"rules": [
+        {"model": "stand-in-vision", "contains": "okapi-at-start", "modalities": [], "times": -1,
+         "action": {"content": "scripted from the file"}},
+    ]}))  # fmt: skip
+    server = start_stand_in(args=["--rules", str(rules)])
+    try:
+
+        def ask(text):
+            body = {"model": "stand-in-vision", "messages": [{"role": "user", "content": text}]}
+            reply = httpx2.post(f"{server.base_url}/chat/completions", json=body, timeout=10)
+            return reply.json()["choices"][0]["message"]["content"]
+
+        assert ask("okapi-at-start, please") == "scripted from the file"
+        assert ask("something else") != "scripted from the file"
+    finally:
+        stop_stand_in(server)
+    rules.write_text(json.dumps({"rules": "not a list"}))
+    done = subprocess.run(
+        [sys.executable, "manage.py", "serve_stand_in_provider", "--port", "0", "--rules",
+         str(rules)], cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode != 0 and "cannot read the rules" in done.stderr

@@ -256,6 +256,13 @@ def test_make_run_starts_the_stand_in_whenever_endpoints_point_at_it_whatever_th
            "--model", "stand-in-vision")  # fmt: skip
     commands = child_commands(sys.executable, stand_in=stand_in_wanted(sys.executable))
     assert commands["stand-in"][2:4] == ["serve_stand_in_provider", "--latency-ms"]
+    assert "--rules" not in commands["stand-in"]
+    # The demo's scripted answers, when it wrote them, are handed to the stand-in at start.
+    rules = tmp_path / "var" / "stand-in-rules.json"
+    rules.parent.mkdir(exist_ok=True)
+    rules.write_text('{"rules": []}')
+    commands = child_commands(sys.executable, stand_in=True)
+    assert commands["stand-in"][-2:] == ["--rules", str(rules)]
 
 
 @pytest.mark.django_db
