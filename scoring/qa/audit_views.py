@@ -13,19 +13,21 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
-from review.qa.models import QaGroup
+from review.qa.models import QaGroup, QaTurn
 from scoring.models import QaAudit
-from scoring.qa.audit_rules import FLAGS
+from scoring.qa.audit_rules import CONDITIONS, FLAGS
 from scoring.qa.audits import audit_campaign, filter_bytes, flagged_uids
 from scoring.runs.forms import name_field
 from studio.downloads import as_download
 from studio.roles import is_admin
 from studio.vocabulary import label
 
+NEW_NAME = "Lower-case letters, digits, '_', '.' and '-'; a name not taken yet."
+
 
 class AuditCampaignForm(forms.Form):
-    campaign = name_field()
-    manifest = name_field()
+    campaign = name_field(help_text=NEW_NAME)
+    manifest = name_field(help_text=NEW_NAME)
     people = forms.ModelMultipleChoiceField(
         get_user_model().objects.none(), help_text="Who reviews the flagged groups"
     )
@@ -59,12 +61,14 @@ def _rows(audit: QaAudit, shown: str) -> list[dict]:
     rows = [r for r in audit.result["groups"] if (r["flags"] if shown == "flagged" else True)]
     if shown in FLAGS:
         rows = [r for r in audit.result["groups"] if shown in r["flags"]]
-    names = {
-        str(g.uid): g.display_name
-        for g in QaGroup.objects.filter(
-            group_set=audit.manifest.qa_source.group_set, uid__in=[r["group"] for r in rows]
-        ).select_related("video")
-    }
+    found = QaGroup.objects.filter(
+        group_set=audit.manifest.qa_source.group_set, uid__in=[r["group"] for r in rows]
+    )
+    names = {str(g.uid): g.display_name for g in found.select_related("video")}
+    questions = dict(
+        QaTurn.objects.filter(group__in=found, position=0).values_list("group__uid", "question")
+    )
+    questions = {str(uid): q for uid, q in questions.items()}
     shown_rows = []
     for r in rows:
         votes = [
@@ -77,8 +81,9 @@ def _rows(audit: QaAudit, shown: str) -> list[dict]:
             }
             for v in r["votes"]
         ]
-        shown_rows.append({**r, "name": names.get(r["group"], "a group no longer in its set"),
-                           "vote_list": votes})  # fmt: skip
+        name = names.get(r["group"], "a group no longer in its set")
+        question = questions.get(r["group"], "")
+        shown_rows.append({**r, "name": name, "question": question, "vote_list": votes})
     return shown_rows
 
 
@@ -109,7 +114,9 @@ def qa_audit_page(request, audit_id: int, form=None):
             "flag_counts": [(f, counts[f]) for f in FLAGS],
             "flagged": counts["any"],
             "total": len(audit.result["groups"]),
-            "inputs": sorted(audit.inputs, key=lambda i: (i["model"], i["condition"])),
+            "inputs": sorted(
+                audit.inputs, key=lambda i: (i["model"], CONDITIONS.index(i["condition"]))
+            ),
             "form": form or AuditCampaignForm(audit=audit),
             "can_open": bool(flagged_uids(audit)),
         },
