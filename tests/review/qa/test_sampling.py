@@ -177,3 +177,44 @@ def test_a_named_list_of_groups_freezes_exactly_those(group_set, admin_user):
                 group_set=group_set, name="qa_bad", seed=1, params=params, author=admin_user
             )
     assert Manifest.objects.count() == count
+
+
+def test_the_command_freezes_the_groups_of_a_list_file(group_set, tmp_path):
+    import io
+
+    from django.core.management import CommandError, call_command
+
+    from review.manifests.models import Manifest
+    from review.qa.sampling import qa_manifest_uids
+    from tests.review.qa.helpers import group_uid
+
+    flags = tmp_path / "flags.jsonl"
+    lines = [{"format": "intent-studio.qa-flag/1", "group": group_uid(n), "flags": ["x"]}
+             for n in (4, 1)]  # fmt: skip
+    flags.write_bytes(b"".join(json.dumps(x).encode() + b"\n" for x in lines))
+    out = io.StringIO()
+    call_command("freeze_qa_manifest", "qa_from_flags", "--set", "qa_v1", "--seed", "1",
+                 "--from-list", str(flags), stdout=out)  # fmt: skip
+    manifest = Manifest.objects.get(name="qa_from_flags")
+    assert qa_manifest_uids(manifest) == sorted([group_uid(4), group_uid(1)])
+    design = json.loads(manifest.manifest_text)["design"]
+    assert design["list_sha256"] == hashlib.sha256(flags.read_bytes()).hexdigest()
+    plain = tmp_path / "uids.txt"
+    plain.write_text(f"{group_uid(3)}\n\n{group_uid(5)}\n")
+    call_command("freeze_qa_manifest", "qa_from_uids", "--set", "qa_v1", "--seed", "1",
+                 "--from-list", str(plain), stdout=io.StringIO())  # fmt: skip
+    assert qa_manifest_uids(Manifest.objects.get(name="qa_from_uids")) == sorted(
+        [group_uid(3), group_uid(5)]
+    )
+    count = Manifest.objects.count()
+    bad = tmp_path / "bad.jsonl"
+    for text, message in [('{"flags": []}\n', "must name its group"), ("\n", "names no group"),
+                          (f"{group_uid(77)}\n", "not in QA group set")]:  # fmt: skip
+        bad.write_text(text)
+        with pytest.raises(CommandError, match=message):
+            call_command("freeze_qa_manifest", "qa_bad_list", "--set", "qa_v1", "--seed", "1",
+                         "--from-list", str(bad), stdout=io.StringIO())  # fmt: skip
+    with pytest.raises(CommandError, match="--params or --from-list"):
+        call_command("freeze_qa_manifest", "qa_none", "--set", "qa_v1", "--seed", "1",
+                     stdout=io.StringIO())  # fmt: skip
+    assert Manifest.objects.count() == count
