@@ -327,3 +327,29 @@ def test_the_stand_in_answers_by_the_sound_it_got():
     assert modalities(body(b"not a sound file")) == []
     picture = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
     assert modalities({"messages": [{"role": "user", "content": [picture]}]}) == ["picture"]
+
+
+def test_the_start_form_offers_the_media_choices_and_refuses_silent_sources(
+    client, admin_user, world, make_endpoint, packages, stand_in
+):
+    from django.urls import reverse
+
+    endpoint = make_endpoint(frames=4)
+    client.force_login(admin_user)
+    form = {"name": "page-run", "manifest": world["mixed"].pk, "endpoint": endpoint.pk,
+            "package": packages("qa-prediction").pk}  # fmt: skip
+    page = client.get(reverse("scoring:qa-run-start")).content.decode()
+    for shown in ("Picture and sound", "Picture only (no sound)", "Sound only", "Text only"):
+        assert shown in page
+    assert 'value="clip"' not in page  # the old name is not offered
+    refused = client.post(reverse("scoring:qa-run-start"), {**form, "media": "full"})
+    assert refused.status_code == 200 and "silent-source.mp4" in refused.content.decode()
+    assert (
+        client.post(reverse("scoring:qa-run-start"), {**form, "media": "clip"}).status_code == 200
+    )
+    assert not Run.objects.exists()
+    started = client.post(reverse("scoring:qa-run-start"), {**form, "media": "visual_only"})
+    run = Run.objects.get(name="page-run")
+    assert started.status_code == 302 and run.condition == "visual_only"
+    shown = client.get(reverse("scoring:run-detail", args=[run.pk])).content.decode()
+    assert "<dt>Media</dt><dd>Picture only (no sound)</dd>" in shown
