@@ -200,6 +200,9 @@ def test_a_predictive_turn_hears_and_sees_nothing_from_its_cutoff_on(
             1024 if rate == 48_000 else 0
         )
         assert max(int(times[i]) for i in medium.spec["frames"]) < cutoff
+    # The sound beside the frames is the window's sound alone, byte for byte.
+    alone = Path(default_storage.path(sound_run[1].media.path)).read_bytes()
+    assert Path(sound_path(frames_run[1].media)).read_bytes() == alone
     # The pictures: the frames and the clip stop at the last frame before the cutoff.
     frames = sorted(Path(default_storage.path(frames_run[1].media.path)).glob("*.png"))
     shown = [n for f in frames for n in read_frame_numbers(f)]
@@ -353,3 +356,27 @@ def test_the_start_form_offers_the_media_choices_and_refuses_silent_sources(
     assert started.status_code == 302 and run.condition == "visual_only"
     shown = client.get(reverse("scoring:run-detail", args=[run.pk])).content.decode()
     assert "<dt>Media</dt><dd>Picture only (no sound)</dd>" in shown
+
+
+def test_a_run_stored_under_the_old_name_clip_resumes_as_before(
+    world, make_endpoint, packages, stand_in
+):
+    run = _run(world, make_endpoint, packages, "visual_only", name="old")
+    Run.objects.filter(pk=run.pk).update(condition="clip")  # as runs were stored before
+    keys = [i.cache_key for i in _items(run)]
+    calls = stand_in.stats()["requests"]
+    for media in ("clip", "visual_only"):
+        again = qa_predict(name="old", manifest=world["manifest"], endpoint=run.endpoint,
+                           package=packages("qa-prediction"), media=media)  # fmt: skip
+        assert again.pk == run.pk and again.condition == "clip"
+        run_drive(run_id=again.pk)
+    assert stand_in.stats()["requests"] == calls
+    assert [i.cache_key for i in _items(run)] == keys
+    with pytest.raises(RunError, match="condition is clip, not full"):
+        qa_predict(name="old", manifest=world["manifest"], endpoint=run.endpoint,
+                   package=packages("qa-prediction"), media="full")  # fmt: skip
+    # A new run under the old name is a visual_only run: the same requests, the same keys.
+    RunItem.objects.filter(run=run).update(cache_key="old-key")
+    Run.objects.filter(pk=run.pk).update(condition="visual_only")
+    fresh = _items(_run(world, make_endpoint, packages, "clip", name="new-clip"))
+    assert [i.cache_key for i in fresh] == keys
