@@ -382,3 +382,26 @@ def test_a_run_stored_under_the_old_name_clip_resumes_as_before(
     Run.objects.filter(pk=run.pk).update(condition="visual_only")
     fresh = _items(_run(world, make_endpoint, packages, "clip", name="new-clip"))
     assert [i.cache_key for i in fresh] == keys
+
+
+def test_a_rendered_sound_that_breaks_its_spec_is_never_sent(
+    world, make_endpoint, packages, stand_in
+):
+    from scoring.runs.progress import run_progress
+
+    endpoint = make_endpoint(name="ep-breach", media="frames", frames=4)
+    run = qa_predict(name="breach", manifest=world["manifest"], endpoint=endpoint,
+                     package=packages("qa-prediction"), media="audio_only")  # fmt: skip
+    render_run_media(run)
+    first, second = _items(run)
+    # The predictive turn's sound, as if its count had come out one sample long.
+    RenderedMedia.objects.filter(pk=second.media_id).update(
+        audio_samples=second.media.audio_samples + 1
+    )
+    run_drive(run_id=run.pk)
+    first, second = _items(run)
+    assert first.outcome == Outcome.OK and second.state == "pending" and second.requests == 0
+    second.media.refresh_from_db()
+    assert second.media.status == "failed" and "samples" in second.media.error
+    assert stand_in.stats()["requests"] == 1  # turn 1 only
+    assert run_progress(run)["media_failed"] == 1
