@@ -124,6 +124,15 @@ def test_sound_reaches_the_model_exactly_when_the_choice_sends_it(
     bodies = stand_in.bodies(last=50)
     for body in bodies:
         assert _first_document(body)["recording"] == recording
+        # The media bytes carry no name of the source (metadata is stripped when rendered).
+        for part in [p for p in body["messages"][1]["content"] if isinstance(p, dict)]:
+            if part["type"] == "input_audio":
+                data = base64.b64decode(part["input_audio"]["data"])
+            elif part["type"] in ("image_url", "video_url"):
+                data = base64.b64decode(part[part["type"]]["url"].split(",", 1)[1])
+            else:
+                continue
+            assert b"sound-source" not in data and b"Question" not in data
     parts = [p for p in bodies[0]["messages"][1]["content"] if isinstance(p, dict)]
     types = [p["type"] for p in parts if p["type"] != "text"]
     expected_interface = {"text_only": "text", "audio_only": "sound"}.get(
