@@ -11,6 +11,7 @@ one AAC frame for a clip's track, none for WAV).
 from __future__ import annotations
 
 from media.audio import AudioTrack
+from media.models import RenderedMedia
 from scoring.runs.media import MediaNotReady
 from scoring.runs.services import RunError
 
@@ -33,11 +34,12 @@ def cutoff_check(spec: dict, cutoff_us: int, times, where: str) -> None:
 
 
 class CutoffBreach(MediaNotReady):
-    """A rendered medium of a predictive turn does not hold what its spec promises; the turn is
-    not asked (it waits, the reason on the item)."""
+    """A rendered medium of a predictive turn does not hold what its spec promises: the medium
+    is marked failed with the reason, and the turn is not asked (it waits for its medium, as
+    any turn whose medium failed: the run's page offers to render it again)."""
 
 
-def rendered_sound_check(media, cutoff_us: int) -> None:
+def rendered_sound_check(media: RenderedMedia, cutoff_us: int) -> None:
     """When the turn is asked: the medium's sound, as rendered and counted, is its spans' and
     its spans stop at or before the cutoff."""
     audio = media.spec.get("audio")
@@ -45,10 +47,14 @@ def rendered_sound_check(media, cutoff_us: int) -> None:
         return
     track = AudioTrack.from_spec(audio)
     late = [s.sound_stop_us for s in track.spans if s.sound_stop_us > cutoff_us]
-    if late:
-        raise CutoffBreach(f"its sound reaches {max(late)} µs, past the cutoff {cutoff_us} µs")
     counted = media.audio_samples
-    if counted is None or abs(counted - track.expected_samples) > track.format.tolerance_samples:
-        raise CutoffBreach(
-            f"its rendered sound holds {counted} samples, its spans {track.expected_samples}"
+    why = ""
+    if late:
+        why = f"its sound reaches {max(late)} µs of the source, past the cutoff {cutoff_us} µs"
+    elif counted is None or abs(counted - track.expected_samples) > track.format.tolerance_samples:
+        why = f"its rendered sound holds {counted} samples, its spans {track.expected_samples}"
+    if why:
+        RenderedMedia.objects.filter(pk=media.pk).update(
+            status=RenderedMedia.Status.FAILED, error=f"predictive turn: {why}"
         )
+        raise CutoffBreach(f"medium {media.key[:12]}: {why}")

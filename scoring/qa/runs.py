@@ -148,9 +148,9 @@ def group_clip(group: QaGroup, profile: str, cutoff_us: int | None = None, *, tu
 
 
 def silent_sources(groups: list[QaGroup]) -> str:
-    """The groups whose video has no sound, as a refusal names them ("" when none)."""
-    silent = [f"{g.uid} ({g.video.title})" for g in groups if not g.video.has_audio]
-    return ", ".join(silent)
+    """The groups whose video has no sound, as a refusal names them ("" when none): by their
+    names on staff pages, which say their video and stretch."""
+    return "; ".join(g.display_name for g in groups if not g.video.has_audio)
 
 
 def qa_set_snapshot(manifest: Manifest, source: QaManifestSource) -> dict:
@@ -205,8 +205,9 @@ def qa_predict(
     )
     if media in SOUND_MEDIA and silent_sources(groups):
         raise RunError(
-            f"{label('qa_media', media)} needs sound, and these groups' videos have none: "
-            f"{silent_sources(groups)}. Use visual_only or text_only for them."
+            f"{label('qa_media', media)} needs sound, and the videos of these groups have none: "
+            f"{silent_sources(groups)}. Choose {label('qa_media', 'visual_only')} or "
+            f"{label('qa_media', 'text_only')} for them."
         )
     prov = provenance(endpoint=endpoint, package=package, release=None, manifest=None)
     prov["set"] = qa_set_snapshot(manifest, source)

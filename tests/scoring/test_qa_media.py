@@ -124,6 +124,15 @@ def test_sound_reaches_the_model_exactly_when_the_choice_sends_it(
     bodies = stand_in.bodies(last=50)
     for body in bodies:
         assert _first_document(body)["recording"] == recording
+        # The media bytes carry no name of the source (metadata is stripped when rendered).
+        for part in [p for p in body["messages"][1]["content"] if isinstance(p, dict)]:
+            if part["type"] == "input_audio":
+                data = base64.b64decode(part["input_audio"]["data"])
+            elif part["type"] in ("image_url", "video_url"):
+                data = base64.b64decode(part[part["type"]]["url"].split(",", 1)[1])
+            else:
+                continue
+            assert b"sound-source" not in data and b"Question" not in data
     parts = [p for p in bodies[0]["messages"][1]["content"] if isinstance(p, dict)]
     types = [p["type"] for p in parts if p["type"] != "text"]
     expected_interface = {"text_only": "text", "audio_only": "sound"}.get(
@@ -200,6 +209,9 @@ def test_a_predictive_turn_hears_and_sees_nothing_from_its_cutoff_on(
             1024 if rate == 48_000 else 0
         )
         assert max(int(times[i]) for i in medium.spec["frames"]) < cutoff
+    # The sound beside the frames is the window's sound alone, byte for byte.
+    alone = Path(default_storage.path(sound_run[1].media.path)).read_bytes()
+    assert Path(sound_path(frames_run[1].media)).read_bytes() == alone
     # The pictures: the frames and the clip stop at the last frame before the cutoff.
     frames = sorted(Path(default_storage.path(frames_run[1].media.path)).glob("*.png"))
     shown = [n for f in frames for n in read_frame_numbers(f)]
@@ -219,7 +231,9 @@ def test_sound_on_a_silent_source_is_refused_and_nothing_written(
         with pytest.raises(RunError, match=r"silent-source\.mp4") as refused:
             qa_predict(name="refused", manifest=world["mixed"], endpoint=endpoint,
                        package=packages("qa-prediction"), media=media)  # fmt: skip
-        assert world["silent"]["uid"] in str(refused.value)
+        message = str(refused.value)
+        assert "Node question on silent-source.mp4" in message, message
+        assert "sound-source.mp4" not in message and "Picture only (no sound)" in message
     assert not Run.objects.exists() and not RunItem.objects.exists()
     # Without sound the same groups run.
     run = qa_predict(name="fine", manifest=world["mixed"], endpoint=endpoint,
@@ -327,3 +341,76 @@ def test_the_stand_in_answers_by_the_sound_it_got():
     assert modalities(body(b"not a sound file")) == []
     picture = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
     assert modalities({"messages": [{"role": "user", "content": [picture]}]}) == ["picture"]
+
+
+def test_the_start_form_offers_the_media_choices_and_refuses_silent_sources(
+    client, admin_user, world, make_endpoint, packages, stand_in
+):
+    from django.urls import reverse
+
+    endpoint = make_endpoint(frames=4)
+    client.force_login(admin_user)
+    form = {"name": "page-run", "manifest": world["mixed"].pk, "endpoint": endpoint.pk,
+            "package": packages("qa-prediction").pk}  # fmt: skip
+    page = client.get(reverse("scoring:qa-run-start")).content.decode()
+    for shown in ("Picture and sound", "Picture only (no sound)", "Sound only", "Text only"):
+        assert shown in page
+    assert 'value="clip"' not in page  # the old name is not offered
+    refused = client.post(reverse("scoring:qa-run-start"), {**form, "media": "full"})
+    assert refused.status_code == 200 and "silent-source.mp4" in refused.content.decode()
+    assert (
+        client.post(reverse("scoring:qa-run-start"), {**form, "media": "clip"}).status_code == 200
+    )
+    assert not Run.objects.exists()
+    started = client.post(reverse("scoring:qa-run-start"), {**form, "media": "visual_only"})
+    run = Run.objects.get(name="page-run")
+    assert started.status_code == 302 and run.condition == "visual_only"
+    shown = client.get(reverse("scoring:run-detail", args=[run.pk])).content.decode()
+    assert "<dt>Media</dt><dd>Picture only (no sound)</dd>" in shown
+
+
+def test_a_run_stored_under_the_old_name_clip_resumes_as_before(
+    world, make_endpoint, packages, stand_in
+):
+    run = _run(world, make_endpoint, packages, "visual_only", name="old")
+    Run.objects.filter(pk=run.pk).update(condition="clip")  # as runs were stored before
+    keys = [i.cache_key for i in _items(run)]
+    calls = stand_in.stats()["requests"]
+    for media in ("clip", "visual_only"):
+        again = qa_predict(name="old", manifest=world["manifest"], endpoint=run.endpoint,
+                           package=packages("qa-prediction"), media=media)  # fmt: skip
+        assert again.pk == run.pk and again.condition == "clip"
+        run_drive(run_id=again.pk)
+    assert stand_in.stats()["requests"] == calls
+    assert [i.cache_key for i in _items(run)] == keys
+    with pytest.raises(RunError, match="condition is clip, not full"):
+        qa_predict(name="old", manifest=world["manifest"], endpoint=run.endpoint,
+                   package=packages("qa-prediction"), media="full")  # fmt: skip
+    # A new run under the old name is a visual_only run: the same requests, the same keys.
+    RunItem.objects.filter(run=run).update(cache_key="old-key")
+    Run.objects.filter(pk=run.pk).update(condition="visual_only")
+    fresh = _items(_run(world, make_endpoint, packages, "clip", name="new-clip"))
+    assert [i.cache_key for i in fresh] == keys
+
+
+def test_a_rendered_sound_that_breaks_its_spec_is_never_sent(
+    world, make_endpoint, packages, stand_in
+):
+    from scoring.runs.progress import run_progress
+
+    endpoint = make_endpoint(name="ep-breach", media="frames", frames=4)
+    run = qa_predict(name="breach", manifest=world["manifest"], endpoint=endpoint,
+                     package=packages("qa-prediction"), media="audio_only")  # fmt: skip
+    render_run_media(run)
+    first, second = _items(run)
+    # The predictive turn's sound, as if its count had come out one sample long.
+    RenderedMedia.objects.filter(pk=second.media_id).update(
+        audio_samples=second.media.audio_samples + 1
+    )
+    run_drive(run_id=run.pk)
+    first, second = _items(run)
+    assert first.outcome == Outcome.OK and second.state == "pending" and second.requests == 0
+    second.media.refresh_from_db()
+    assert second.media.status == "failed" and "samples" in second.media.error
+    assert stand_in.stats()["requests"] == 1  # turn 1 only
+    assert run_progress(run)["media_failed"] == 1
