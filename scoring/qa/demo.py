@@ -101,46 +101,19 @@ def _drive(run) -> None:
     run.refresh_from_db()
 
 
-@demo_seeder(order=85)
-def seed_qa_audit_demo(ctx: DemoContext) -> None:
-    from review.models import Manifest
-    from review.qa.demo import DEMO_MANIFEST
-    from review.qa.imports import qa_export_bytes
-    from review.qa.sampling import qa_manifest_uids
-    from scoring.demo import demo_endpoints
+def _run_and_audit(rules, conditions, manifest, endpoints, judge, admin):
+    """The QA runs of ``endpoints`` under ``conditions``, each judged, and the audit of them
+    (None when no stand-in could be had)."""
     from scoring.judges import judge_start
     from scoring.packages import package_resolve
     from scoring.qa.audits import qa_audit_create, run_condition
     from scoring.qa.runs import qa_predict
-    from studio.roles import ADMIN
 
-    manifest = Manifest.objects.filter(name=DEMO_MANIFEST).first()
-    if manifest is None:
-        return
-    admin = ctx.users[ADMIN]
-    predictor, second, judge = demo_endpoints()
-    group_set = manifest.qa_source.group_set
-    records = [
-        json.loads(line)
-        for line in qa_export_bytes(group_set=group_set, uids=qa_manifest_uids(manifest))
-        .decode("utf-8")
-        .splitlines()
-    ]
-    rules = demo_rules(records, [predictor.model, second.model])
-    path = rules_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"rules": rules}, indent=2) + "\n", encoding="utf-8")
-    with_sound = bool(group_set.groups.filter(video__has_audio=True).exists())
-    conditions = ["text_only", "visual_only"] + (["audio_only", "full"] if with_sound else [])
     with scripted_stand_in(rules) as ready:
         if not ready:
-            ctx.notes.append(
-                "QA audit: skipped (no stand-in provider could listen on "
-                f"{settings.STAND_IN_PROVIDER_PORT})."
-            )
-            return
+            return None
         runs: dict[str, list] = {}
-        for endpoint in (predictor, second):
+        for endpoint in endpoints:
             for condition in conditions:
                 run = qa_predict(
                     name=f"demo-qa-{endpoint.name}-{condition.replace('_', '-')}",
@@ -161,7 +134,49 @@ def seed_qa_audit_demo(ctx: DemoContext) -> None:
                 )
                 _drive(judged)
                 runs.setdefault(run_condition(run), []).append(run)
-    audit = qa_audit_create(name=DEMO_AUDIT, runs=runs, user=admin)
+    return qa_audit_create(name=DEMO_AUDIT, runs=runs, user=admin)
+
+
+@demo_seeder(order=85)
+def seed_qa_audit_demo(ctx: DemoContext) -> None:
+    from review.models import Manifest
+    from review.qa.demo import DEMO_MANIFEST
+    from review.qa.imports import qa_export_bytes
+    from review.qa.sampling import qa_manifest_uids
+    from scoring.demo import demo_endpoints
+    from scoring.runs import RunError
+    from studio.roles import ADMIN
+
+    manifest = Manifest.objects.filter(name=DEMO_MANIFEST).first()
+    if manifest is None:
+        return
+    admin = ctx.users[ADMIN]
+    predictor, second, judge = demo_endpoints()
+    group_set = manifest.qa_source.group_set
+    records = [
+        json.loads(line)
+        for line in qa_export_bytes(group_set=group_set, uids=qa_manifest_uids(manifest))
+        .decode("utf-8")
+        .splitlines()
+    ]
+    rules = demo_rules(records, [predictor.model, second.model])
+    path = rules_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"rules": rules}, indent=2) + "\n", encoding="utf-8")
+    with_sound = bool(group_set.groups.filter(video__has_audio=True).exists())
+    conditions = ["text_only", "visual_only"] + (["audio_only", "full"] if with_sound else [])
+    try:
+        audit = _run_and_audit(rules, conditions, manifest, (predictor, second), judge, admin)
+    except RunError as exc:
+        # The demo goes on without it (say, another process's stand-in went away mid-seed).
+        ctx.notes.append(f"QA audit: skipped ({exc}).")
+        return
+    if audit is None:
+        ctx.notes.append(
+            "QA audit: skipped (no stand-in provider could listen on "
+            f"{settings.STAND_IN_PROVIDER_PORT})."
+        )
+        return
     counts = audit.result["counts"]
     ctx.notes.append(
         f"QA audit {DEMO_AUDIT}: the stand-ins (not models) answered the demo QA set under "

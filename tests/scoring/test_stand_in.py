@@ -165,3 +165,32 @@ def test_rules_given_at_start_answer_from_the_first_request(tmp_path):
          str(rules)], cwd=ROOT, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode != 0 and "cannot read the rules" in done.stderr
+
+
+def test_the_demo_seed_starts_a_scripted_stand_in_when_none_listens(settings):
+    """``scoring.qa.demo.scripted_stand_in``: with nothing on the port, one in this process with
+    the rules in place (matching on the modalities that arrived), gone when the block ends."""
+    import socket
+
+    from scoring.qa.demo import scripted_stand_in
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings.STAND_IN_PROVIDER_PORT = port
+    rule = {"model": "stand-in-vision", "contains": "seeded-okapi", "modalities": [],
+            "times": -1, "action": {"content": "from the seed's rules"}}  # fmt: skip
+    url = f"http://127.0.0.1:{port}/v1/chat/completions"
+    picture = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+
+    def ask(content):
+        body = {"model": "stand-in-vision", "messages": [{"role": "user", "content": content}]}
+        return httpx2.post(url, json=body, timeout=10).json()["choices"][0]["message"]["content"]
+
+    with scripted_stand_in([rule]) as ready:
+        assert ready
+        assert ask("seeded-okapi?") == "from the seed's rules"
+        # The same text with a picture: another set of modalities, so not this rule.
+        assert ask([{"type": "text", "text": "seeded-okapi?"}, picture]) != "from the seed's rules"
+    with pytest.raises(httpx2.HTTPError):
+        httpx2.get(f"http://127.0.0.1:{port}/_stand_in/stats", timeout=2)

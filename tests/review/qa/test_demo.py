@@ -13,9 +13,22 @@ from review.qa.models import QaGroupSet
 
 @pytest.mark.django_db
 def test_the_demo_opens_a_qa_review_for_the_auditor(settings, tmp_path):
-    from django.contrib.auth import get_user_model
+
+    from tests.scoring.conftest import start_stand_in, stop_stand_in
 
     settings.VAR_DIR = tmp_path  # the demo writes the stand-in's scripted answers there
+    # A stand-in of this test's own (the seed scripts it), on a port no other test shares.
+    stand_in = start_stand_in()
+    settings.STAND_IN_PROVIDER_PORT = int(stand_in.url.rsplit(":", 1)[1])
+    try:
+        _seed_and_check(settings)
+    finally:
+        stop_stand_in(stand_in)
+
+
+def _seed_and_check(settings):
+    from django.contrib.auth import get_user_model
+
     settings.STUDIO_DEMO_PASSWORD = "demo-pass-for-tests"
     call_command("seed_demo", stdout=None)
     group_set = QaGroupSet.objects.get(name="demo_qa_v1")
