@@ -18,6 +18,7 @@ from scoring.models import (
     ImportedMedium,
     Judgement,
     PromptPackage,
+    QaAudit,
     ReportCache,
     Run,
     RunItem,
@@ -195,6 +196,21 @@ class ReportCacheAdmin(ReadOnly):
     list_filter = ("kind",)
     search_fields = ("subject", "inputs_sha256")
     readonly_fields = [f.name for f in ReportCache._meta.fields]
+
+
+@admin.register(QaAudit)
+class QaAuditAdmin(ReadOnly):
+    """Shortcut and modality audits (written once; their page shows the flags)."""
+
+    list_display = ("name", "manifest", "filter_sha256", "created_at", "page")
+    search_fields = ("name",)
+    readonly_fields = ("page", *[f.name for f in QaAudit._meta.fields])
+
+    @admin.display(description="page")
+    def page(self, obj) -> str:
+        return format_html(
+            '<a href="{}">open the audit page</a>', reverse("scoring:qa-audit", args=[obj.pk])
+        )
 
 
 @admin.register(FileDigest)
