@@ -59,10 +59,10 @@ def _records(videos) -> list[dict]:
     return sorted(records, key=lambda r: r["uid"])
 
 
-def _rules(which: str) -> list[dict]:
-    """The model's replies of run ``which`` (the latest turn first: a turn's request holds the
+def _rules(which: str, model: str) -> list[dict]:
+    """The replies of run ``which``'s model (the latest turn first: a turn's request holds the
     earlier questions too) and the judge's verdicts on its answers."""
-    model, judge, asked = MODELS[which], [], []
+    judge, asked = [], []
     for n, *_rest, turns in GROUPS:
         for t, turn in reversed(list(enumerate(turns, start=1))):
             kind, script = turn[0], turn[1 if which == "a" else 2]
@@ -89,20 +89,23 @@ def _rules(which: str) -> list[dict]:
     return asked + judge
 
 
-def build(*, make_video, admin_user, make_endpoint, packages, stand_in) -> dict:
+def build(*, make_video, admin_user, make_endpoint, packages, stand_in, models=None) -> dict:
+    """The world; ``make_endpoint(name=..., model=...)`` makes an endpoint on the stand-in;
+    ``models`` may name the two runs' models otherwise (``MODELS``)."""
+    models = models or MODELS
     videos = [make_video(title=f"report-video-{i}.mp4") for i in range(4)]
     group_set, _ = qa_import(text=jsonl(_records(videos)), name="qa_report_set",
                              author=admin_user)  # fmt: skip
     manifest = qa_manifest_freeze(group_set=group_set, name="qa_report_manifest", seed=3,
                                   params={"n_groups": len(GROUPS)}, author=admin_user)  # fmt: skip
-    stand_in.rules(*_rules("a"), *_rules("b"))
+    stand_in.rules(*_rules("a", models["a"]), *_rules("b", models["b"]))
     judge_endpoint = make_endpoint(name="report-judge", model=JUDGE_MODEL)
     runs, judges = {}, {}
     for which in ("a", "b"):
         run = qa_predict(
             name=RUNS[which],
             manifest=manifest,
-            endpoint=make_endpoint(name=f"report-{which}", model=MODELS[which]),
+            endpoint=make_endpoint(name=f"report-{which}", model=models[which]),
             package=packages("qa-prediction"),
             media="text_only",
         )
