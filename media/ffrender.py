@@ -83,6 +83,17 @@ class FramesOutput:
     directory: Path
     indices: tuple[int, ...]  # source frames in presentation order; may repeat
     size: tuple[int, int]
+    # The window's sound, written beside the images (``sound_file``), cut by the clip's rule
+    audio: AudioTrack | None = None
+
+    @property
+    def sound_path(self) -> Path | None:
+        return self.directory / sound_file(self.audio.format.container) if self.audio else None
+
+
+def sound_file(container: str) -> str:
+    """The name of the sound file in a frame-set folder (``sound.wav``)."""
+    return f"sound.{container}"
 
 
 @dataclass(frozen=True)
@@ -247,6 +258,9 @@ def _frames_branch(
     args = ["-map", f"[o{k}]", "-frames:v", str(len(unique)), "-fps_mode", "passthrough",
             "-c:v", "png", "-f", "image2", "-start_number", "0", "-y",
             file_url(frames.directory / "u%03d.png")]  # fmt: skip
+    if frames.audio is not None:
+        # The window's sound: an output file of its own in the same folder.
+        args += _audio_branch(AudioOutput(frames.sound_path, frames.audio), sound)
     return graph, args
 
 
@@ -423,4 +437,7 @@ def verify_frames(output: FramesOutput) -> dict:
     for path in files:
         if _png_size(path) != output.size:
             raise RenderVerificationError(f"{path.name} is not {output.size[0]}x{output.size[1]}")
-    return {"frame_count": len(files), "mime_type": "image/png"}
+    found = {"frame_count": len(files), "mime_type": "image/png"}
+    if output.audio is None:
+        return found
+    return found | verify_track(output.sound_path, output.audio)

@@ -43,6 +43,9 @@ PROFILES = {
         Profile("clip_min2100", "clip", min_duration_us=STRETCH_MIN_DURATION_US),
         Profile("clip_intra", "clip", intra_qp=20),
         Profile("frames16", "frames"),
+        # The frame set and, beside it, the window's sound as 16 kHz WAV (omni-modal models that
+        # take images and an ``input_audio`` part): the same frames as ``frames16``.
+        Profile("frames16_wav16k", "frames", audio="wav16k"),
         Profile("audio_wav16k", "audio", audio="wav16k"),
         Profile("audio_flac16k", "audio", audio="flac16k"),
     )
@@ -63,20 +66,28 @@ def transmission_profile(*, sizes_bytes: Iterable[int]) -> str:
     return "clip_intra" if any(s > TRANSMISSION_MAX_BYTES for s in sizes_bytes) else "clip"
 
 
-def frames_profile(count: int) -> str:
-    """The name of the profile of ``count`` frames (``frames16`` is the paper's budget)."""
+SOUND_SUFFIX = "_wav16k"  # a frame set's profile with the window's sound beside its frames
+
+
+def frames_profile(count: int, *, sound: bool = False) -> str:
+    """The name of the profile of ``count`` frames (``frames16`` is the paper's budget), with
+    the window's sound as 16 kHz WAV beside them when ``sound`` (``frames16_wav16k``)."""
     if not 1 <= count <= 64:
         raise ProfileMismatch(f"a frame set holds 1 to 64 frames, not {count}")
-    return f"frames{count}"
+    return f"frames{count}{SOUND_SUFFIX if sound else ''}"
 
 
 def profile_named(name: str) -> Profile:
     try:
         return PROFILES[name]
     except KeyError:
-        # Frame sets of another size (an endpoint that takes N images): framesN, 1 <= N <= 64.
-        if name.startswith("frames") and name[6:].isdigit() and 1 <= int(name[6:]) <= 64:
-            return Profile(name, "frames", frame_count=int(name[6:]))
+        # Frame sets of another size (an endpoint that takes N images): framesN, 1 <= N <= 64,
+        # and framesN_wav16k with the window's sound.
+        count, sound = name[6:], name.endswith(SOUND_SUFFIX)
+        count = count[: -len(SOUND_SUFFIX)] if sound else count
+        if name.startswith("frames") and count.isdigit() and 1 <= int(count) <= 64:
+            audio = "wav16k" if sound else False
+            return Profile(name, "frames", frame_count=int(count), audio=audio)
         raise ProfileMismatch(
             f"unknown render profile {name!r}; known: {sorted(PROFILES)}"
         ) from None

@@ -114,6 +114,15 @@ def media_spec(*, video: SourceVideo, window: Window, profile: str, seed: int | 
             "seed": seed if permutation else None,
             "boundary_fallback": fallback,
         }
+        if prof.audio:
+            # The sound beside a frame set is the whole window's, by the same rule as a clip's
+            # track (every frame of the window, not only the sampled ones, decides its spans).
+            if window.order != "chronological":
+                raise ProfileMismatch(f"{window.condition} has no sound: its frames are reordered")
+            selection = window_frames(times, window)
+            spans = audio_spans(times, selection.indices, selection.segment_starts,
+                                window.segments)  # fmt: skip
+            spec["audio"] = AudioTrack(prof.audio_format, spans).as_spec()
     return spec
 
 
@@ -293,7 +302,7 @@ def _output(media: RenderedMedia, target: Path) -> ClipOutput | FramesOutput | A
             min_duration_us=prof["min_duration_us"],
             intra_qp=prof["intra_qp"],
         )
-    return FramesOutput(directory=target, indices=tuple(spec["frames"]), size=size)
+    return FramesOutput(directory=target, indices=tuple(spec["frames"]), size=size, audio=track)
 
 
 def _verify(output, times) -> dict:

@@ -39,7 +39,11 @@ _FIELDS = {
     "user_template",
     "output_schema",
     "sampling",
+    "media_window",
 }
+_OPTIONAL = {"description", "media_window"}
+# QA dialogues: which stretch of the source a turn's media show (docs/qa-evaluation.md)
+MEDIA_WINDOWS = ("group", "turn")
 _SAMPLING = {"temperature": (0, 2), "max_tokens": (1, 65536), "seed": (0, 2**31 - 1)}
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
 
@@ -67,6 +71,11 @@ class Package:
     def sampling(self) -> dict:
         return dict(self.data["sampling"])
 
+    @property
+    def media_window(self) -> str:
+        """QA dialogues: ``group`` (the group's clip) or ``turn`` (the turn's own evidence)."""
+        return self.data.get("media_window", "group")
+
 
 def _text(value, field: str) -> str:
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
@@ -87,7 +96,7 @@ def package_check(raw: dict) -> Package:
     unknown = sorted(set(raw) - _FIELDS)
     if unknown:
         raise PackageError(f"unknown field(s): {', '.join(unknown)}")
-    missing = sorted(_FIELDS - set(raw) - {"description"})
+    missing = sorted(_FIELDS - set(raw) - _OPTIONAL)
     if missing:
         raise PackageError(f"missing field(s): {', '.join(missing)}")
     if raw["format"] != FORMAT:
@@ -122,6 +131,12 @@ def package_check(raw: dict) -> Package:
     description = raw.get("description", "")
     if not isinstance(description, str):
         raise PackageError("description must be text")
+    media_window = raw.get("media_window")
+    if media_window is not None:
+        if raw["purpose"] != Purpose.QA_PREDICTION:
+            raise PackageError("media_window is an option of qa_prediction packages only")
+        if media_window not in MEDIA_WINDOWS:
+            raise PackageError(f"media_window must be one of {', '.join(MEDIA_WINDOWS)}")
     data = {
         "format": FORMAT,
         "name": name,
@@ -132,6 +147,8 @@ def package_check(raw: dict) -> Package:
         "output_schema": raw["output_schema"],
         "sampling": dict(sampling),
     }
+    if media_window is not None:  # absent from packages without it: their hash is unchanged
+        data["media_window"] = media_window
     try:
         digest = sha256_hex(canonical_bytes(data))
     except (TypeError, ValueError) as exc:

@@ -16,10 +16,19 @@ server-sent events, chunks of the chat completions API (``chat.completion.chunk`
 in ``delta`` pieces, the finish reason in the last chunk, the usage in a chunk of its own when
 ``stream_options.include_usage`` asks for it, then ``data: [DONE]``); errors are never streamed.
 
+Sound: an answer depends on every media part it got, images, videos and ``input_audio`` parts
+alike (their bytes are hashed into its seed), so the same question with or without the sound
+gets another answer. Per request it records which modalities arrived
+(``scoring.providers.stand_in_media``): ``picture`` (``image_url`` or ``video_url`` parts),
+``sound`` (``input_audio`` parts holding WAV or FLAC, or a video data URL whose MP4 has a sound
+track); a video by plain URL counts as picture only (it is not fetched).
+
 Scripted behaviour for tests, through its control API (JSON):
-- ``POST /_stand_in/rules`` ``{"rules": [{"model": ..., "contains": ..., "times": N,
-  "action": {...}}]}``: the next matching requests (model name equal, body containing the text,
-  ``times`` of them, -1 for all) get ``action``: ``{"status": 429, "retry_after": 2}``,
+- ``POST /_stand_in/rules`` ``{"rules": [{"model": ..., "contains": ..., "modalities": [...],
+  "times": N, "action": {...}}]}``: the next matching requests (model name equal, body
+  containing the text, exactly this set of modalities arrived — ``[]`` for text only,
+  ``["picture", "sound"]`` for both — ``times`` of them, -1 for all; every key but ``action``
+  is optional) get ``action``: ``{"status": 429, "retry_after": 2}``,
   ``{"status": 500}``, ``{"status": 400, "code": "content_filter"}``, ``{"status": 400,
   "message": "..."}``, ``{"sleep_ms": 5000}`` (a timeout), ``{"content": "..."}`` (this reply
   text: malformed JSON, payloads), ``{"finish_reason": "length"}`` (a truncated reply),
@@ -34,7 +43,8 @@ Scripted behaviour for tests, through its control API (JSON):
   header holding a NUL); every ``echo_key`` answer also echoes the key in its headers.
   ``{"reply_bytes": N}``: a 200 whose reply is about N bytes long;
 - ``GET /_stand_in/stats``: requests answered, peak concurrent requests, and per request its
-  arrival time, model, status and whether it carried an Authorization header;
+  arrival time, model, status, whether it carried an Authorization header and the modalities
+  that arrived (``"modalities": ["picture", "sound"]``, ``[]`` for text only);
 - ``GET /_stand_in/requests?last=N``: the last bodies received (at most 50 are kept);
 - ``POST /_stand_in/reset``: counters, log and rules back to empty.
 """
@@ -50,6 +60,8 @@ import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
+
+from scoring.providers.stand_in_media import modalities
 
 STAND_IN_MODELS = ("stand-in-vision", "stand-in-judge")
 MODEL_PREFIX = "stand-in"  # every name it answers to starts with it (a second stand-in: ...-b)
@@ -219,7 +231,7 @@ def call_data(body: dict) -> tuple[dict, str]:
                 found = _first_object(part.get("text") or "")
                 if found is not None:
                     data = found
-            elif part.get("type") in ("image_url", "video_url"):
+            elif part.get("type") in ("image_url", "video_url", "input_audio"):
                 digest.update(json.dumps(part, sort_keys=True).encode())
     return data, digest.hexdigest()
 
@@ -261,6 +273,7 @@ class StandIn:
             self.rules: list[dict] = []
 
     def enter(self, body_text: str, body: dict, authorized: bool) -> tuple[dict | None, dict]:
+        arrived = modalities(body)  # outside the lock: a video's bytes are read
         with self.lock:
             self.requests += 1
             self.in_flight += 1
@@ -270,6 +283,7 @@ class StandIn:
                 "t": round(time.monotonic() - self.started, 4),
                 "model": body.get("model"),
                 "authorization": authorized,
+                "modalities": arrived,
             }
             self.log.append(entry)
             self.bodies.append(body_text)
@@ -280,6 +294,8 @@ class StandIn:
                 if rule.get("model") and rule["model"] != body.get("model"):
                     continue
                 if rule.get("contains") and rule["contains"] not in body_text:
+                    continue
+                if "modalities" in rule and sorted(rule["modalities"] or []) != arrived:
                     continue
                 if rule.get("times", 1) > 0:
                     rule["times"] = rule.get("times", 1) - 1

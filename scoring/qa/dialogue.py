@@ -2,7 +2,8 @@
 
 A QA run has one item per turn, keyed ``<group>:<turn>`` (the key is never sent). The first turn
 of every group starts pending; each later turn waits (``ItemState.WAITING``) until the turn
-before it is answered. A turn's request holds the group's clip (or nothing, text only) and the
+before it is answered. A turn's request holds its media (``scoring.qa.runs``: the group's clip,
+or the turn's own evidence window, with or without sound, or nothing) and the
 dialogue so far: every earlier question and the model's own reply to it, exactly as the model
 returned it, never a reference answer. Its data (and so its cache key) therefore holds the
 earlier turns' exact texts. When a turn is answered, the same statement that stores its result
@@ -21,6 +22,7 @@ import string
 
 from scoring.models import ItemState, Outcome, Run, RunItem
 from scoring.packages import render_dialogue
+from scoring.qa.cutoffs import rendered_sound_check
 from scoring.runs.execute import Request
 from scoring.runs.media import media_payload
 from studio.vocabulary import label
@@ -61,11 +63,10 @@ def reply_content(raw_response: str) -> str:
 
 
 def recording(payload) -> dict:
-    if payload is None:
-        return {"kind": "none"}
-    if payload.interface == "frames":
-        return {"kind": "images", "count": payload.count}
-    return {"kind": "video"}
+    """What came with the first question: ``{"kind": "images", "count": 16}``, with
+    ``"sound": true`` when the window's sound came too; ``{"kind": "video"}`` (``"sound": true``
+    for a clip with its track); ``{"kind": "sound"}``; ``{"kind": "none"}``."""
+    return {"kind": "none"} if payload is None else payload.recording
 
 
 class QaTurnHandler:
@@ -74,21 +75,28 @@ class QaTurnHandler:
     purpose = KIND
 
     def prepare(self, run: Run, item: RunItem, *, record: bool = True) -> Request:
-        earlier = list(
+        earlier = []
+        for data, outcome, raw in (
             RunItem.objects.filter(
                 run_id=run.pk, sample_id=item.sample_id, position__lt=item.position
             )
             .order_by("position")
             .values_list("input", "outcome", "raw_response")
-        )
-        dialogue = []
-        for data, outcome, raw in earlier:
+        ):
             if outcome != Outcome.OK:  # cannot happen: a later turn is pending only after ok
                 raise OSError("an earlier turn of this dialogue has no answer")
-            dialogue.append({**data, "reply": reply_content(raw)})
+            earlier.append((data, reply_content(raw)))
+        return self.request(run, item, earlier, record=record)
+
+    def request(self, run: Run, item: RunItem, earlier: list, *, record: bool = True) -> Request:
+        """The call of ``item`` after the ``earlier`` turns of its dialogue: ``(document as
+        sent, the model's reply)`` each, in order."""
+        dialogue = [{**data, "reply": reply} for data, reply in earlier]
         payload = None
         if item.media_id is not None:
             payload = media_payload(item.media, interface=run.endpoint.media, record=record)
+            if item.cutoff_us is not None:
+                rendered_sound_check(item.media, item.cutoff_us)
         turn = dict(item.input)
         first = dialogue[0] if dialogue else turn
         first["recording"] = recording(payload)

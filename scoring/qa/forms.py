@@ -17,6 +17,10 @@ class QaPredictForm(forms.Form):
         Manifest.objects.filter(frozen_at__isnull=False, qa_source__isnull=False),
         help_text="A frozen QA manifest: its groups are asked",
     )
-    media = forms.ChoiceField(choices=[(m, label("qa_media", m)) for m in MEDIA], initial="clip")
+    media = forms.ChoiceField(
+        choices=[(m, label("qa_media", m)) for m in MEDIA],
+        initial="full",
+        help_text="What the model gets with the first question; sound needs sources with sound",
+    )
     endpoint = forms.ModelChoiceField(Endpoint.objects.all())
     package = forms.ModelChoiceField(PromptPackage.objects.filter(purpose="qa_prediction"))

@@ -13,10 +13,17 @@ from django.contrib.auth import get_user_model
 from django.core.files.storage import default_storage
 from django.urls import reverse
 
+from media.ffrender import sound_file
 from media.grants import grant_create
 from media.models import RenderedMedia
 from scoring.models import FileDigest, MediaInterface
-from scoring.providers import MediaPayload, frames_payload, video_base64_payload, video_url_payload
+from scoring.providers import (
+    MediaPayload,
+    audio_payload,
+    frames_payload,
+    video_base64_payload,
+    video_url_payload,
+)
 from scoring.providers.media import digests_known, digests_seed
 
 FETCH_USER = "model-media-fetcher"
@@ -43,10 +50,19 @@ def frame_paths(media: RenderedMedia) -> list[str]:
     return [os.path.join(folder, f"{i:02d}.png") for i in range(media.frame_count)]
 
 
+def sound_path(media: RenderedMedia) -> str | None:
+    """The sound file beside a frame set's images (profiles ``framesN_wav16k``), or None."""
+    audio = media.spec.get("audio")
+    if media.kind != RenderedMedia.Kind.FRAMES or not audio:
+        return None
+    return os.path.join(default_storage.path(media.path), sound_file(audio["format"]["container"]))
+
+
 def media_files(media: RenderedMedia) -> list[str]:
-    """The files a medium sends: its frames, or its clip."""
+    """The files a medium sends: its frames (and their sound), its clip, or its sound."""
     if media.kind == RenderedMedia.Kind.FRAMES:
-        return frame_paths(media)
+        sound = sound_path(media)
+        return frame_paths(media) + ([sound] if sound else [])
     return [default_storage.path(media.path)]
 
 
@@ -89,11 +105,18 @@ def media_payload(media: RenderedMedia, *, interface: str, record: bool = True) 
     if not digests_known(files):
         digests_load([media])
     if media.kind == RenderedMedia.Kind.FRAMES:
-        payload = frames_payload(files)
+        sound = sound_path(media)
+        payload = frames_payload(files[:-1] if sound else files, sound=sound)
         if record:
             digests_record([payload])
         return payload
     path = files[0]
+    if media.kind == RenderedMedia.Kind.AUDIO:  # sound alone, whatever the endpoint's interface
+        payload = audio_payload(path, mime=media.mime_type or "audio/wav")
+        if record:
+            digests_record([payload])
+        return payload
+    sound = bool(media.spec.get("audio"))
     if interface == MediaInterface.VIDEO_URL:
         base = settings.MODEL_MEDIA_BASE_URL.rstrip("/")
         if not base:
@@ -111,8 +134,8 @@ def media_payload(media: RenderedMedia, *, interface: str, record: bool = True) 
             token = grant_path.rstrip("/").rsplit("/", 1)[-1]
             return base + reverse("scoring:model-media", args=[token])
 
-        return video_url_payload(url, path)
-    payload = video_base64_payload(path, mime=media.mime_type or "video/mp4")
+        return video_url_payload(url, path, sound=sound)
+    payload = video_base64_payload(path, mime=media.mime_type or "video/mp4", sound=sound)
     if record:
         digests_record([payload])
     return payload

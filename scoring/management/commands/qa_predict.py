@@ -3,7 +3,7 @@ from django.core.management.base import BaseCommand, CommandError
 from review.models import Manifest
 from scoring.management.commands import _lookup
 from scoring.management.commands._progress import report_started
-from scoring.qa.runs import MEDIA, qa_predict
+from scoring.qa.runs import MEDIA, OLD_NAMES, qa_predict
 from scoring.runs import RunError
 
 
@@ -20,7 +20,12 @@ class Command(BaseCommand):
         parser.add_argument("--endpoint", required=True)
         parser.add_argument("--package", required=True, help="name, name@version or SHA-256")
         parser.add_argument(
-            "--media", required=True, choices=MEDIA, help="the group's clip, or no media"
+            "--media",
+            required=True,
+            choices=[*MEDIA, *OLD_NAMES],
+            help="full (picture and sound), visual_only, audio_only or text_only; the media "
+            "window (the group's clip or the turn's evidence) is the package's media_window "
+            "(clip: the old name of visual_only)",
         )
         parser.add_argument("--wait", action="store_true", help="show progress until done")
         parser.add_argument(
