@@ -18,6 +18,9 @@ Run from the repository root, on PostgreSQL + Redis (a database is created and d
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres \\
     CELERY_BROKER_URL=redis://127.0.0.1:6379/8 .venv/bin/python benchmarks/qa_runs.py
 Options: --groups 3882 --concurrency 32 --latency-ms 200 --workers 2 --threads 24 --sqlite
+
+``--part report`` measures the QA report over a finished run instead (benchmarks/qa_report.py;
+``--videos 400``, the source videos its groups are spread over).
 """
 
 from __future__ import annotations
@@ -59,6 +62,10 @@ def parse_args():
     parser.add_argument("--workers", type=int, default=int(os.environ.get("MODEL_WORKERS", 2)))
     parser.add_argument("--sqlite", action="store_true", help="the embedded default")
     parser.add_argument("--database", default=f"bench_qa_{os.getpid()}")
+    parser.add_argument(
+        "--part", choices=("run", "report"), default="run", help="what to measure (docstring)"
+    )
+    parser.add_argument("--videos", type=int, default=400, help="--part report: source videos")
     return parser.parse_args()
 
 
@@ -123,6 +130,11 @@ def ideal_seconds(turns_in_order: list[int], slots: int, latency: float) -> floa
 
 def main() -> None:
     args = parse_args()
+    if args.part == "report":
+        from benchmarks.qa_report import main as report_main
+
+        report_main(args)
+        return
     tmp = Path(tempfile.mkdtemp(prefix="bench-qa-"))
     server = setup_environment(args, tmp)
     workers, stand_in = [], None

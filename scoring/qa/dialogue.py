@@ -75,18 +75,23 @@ class QaTurnHandler:
     purpose = KIND
 
     def prepare(self, run: Run, item: RunItem, *, record: bool = True) -> Request:
-        earlier = list(
+        earlier = []
+        for data, outcome, raw in (
             RunItem.objects.filter(
                 run_id=run.pk, sample_id=item.sample_id, position__lt=item.position
             )
             .order_by("position")
             .values_list("input", "outcome", "raw_response")
-        )
-        dialogue = []
-        for data, outcome, raw in earlier:
+        ):
             if outcome != Outcome.OK:  # cannot happen: a later turn is pending only after ok
                 raise OSError("an earlier turn of this dialogue has no answer")
-            dialogue.append({**data, "reply": reply_content(raw)})
+            earlier.append((data, reply_content(raw)))
+        return self.request(run, item, earlier, record=record)
+
+    def request(self, run: Run, item: RunItem, earlier: list, *, record: bool = True) -> Request:
+        """The call of ``item`` after the ``earlier`` turns of its dialogue: ``(document as
+        sent, the model's reply)`` each, in order."""
+        dialogue = [{**data, "reply": reply} for data, reply in earlier]
         payload = None
         if item.media_id is not None:
             payload = media_payload(item.media, interface=run.endpoint.media, record=record)

@@ -52,6 +52,7 @@ from scoring.models import (
 from scoring.packages import package_verified
 from scoring.qa.cutoffs import cutoff_check
 from scoring.qa.dialogue import KIND, turn_document, turn_key
+from scoring.qa.precache import dialogues_from_cache
 from scoring.runs.lifecycle import MAX_DRIVERS, driver_count, drivers_enqueue, run_finish_if_done
 from scoring.runs.services import (
     RunError,
@@ -248,6 +249,7 @@ def qa_predict(
                 )
         except ProfileMismatch as exc:
             raise RunError(f"group {group.uid}: {exc}") from None
+    dialogues_from_cache(run, items)
     RunItem.objects.bulk_create(items, batch_size=1000)
     run_finish_if_done(run.pk)
     drivers_enqueue(run, count=min(len(groups), driver_count(endpoint), MAX_DRIVERS))

@@ -33,6 +33,9 @@ def _spec(title: str, body: dict) -> dict:
     return {"$schema": SCHEMA, "title": title, **FONT, **body}
 
 
+chart_spec = _spec  # for the charts of other reports (scoring.qa.report_charts)
+
+
 def _condition(code: str) -> str:
     return label("condition", code)
 

@@ -377,10 +377,10 @@ def leaderboard_chart(request, name: str, fmt: str):
         raise Http404
     text, _ = leaderboard(release=release, manifest=manifest, condition=condition)
     spec = LEADERBOARD_CHARTS[name](json.loads(text))
-    return _chart_response(spec, fmt, f"leaderboard-{(manifest or release).name}-{name}")
+    return chart_response(spec, fmt, f"leaderboard-{(manifest or release).name}-{name}")
 
 
-def _chart_response(spec: dict, fmt: str, name: str) -> HttpResponse:
+def chart_response(spec: dict, fmt: str, name: str) -> HttpResponse:
     from scoring.reports.charts import chart_points, chart_svg
 
     if not chart_points(spec):
@@ -409,4 +409,4 @@ def study_chart(request, study_id: int, name: str, fmt: str):
     study = study_for_or_404(request.user, study_id)
     if name not in STUDY_CHARTS:
         raise Http404
-    return _chart_response(STUDY_CHARTS[name](_report(study)), fmt, f"{study.name}-{name}")
+    return chart_response(STUDY_CHARTS[name](_report(study)), fmt, f"{study.name}-{name}")

@@ -41,7 +41,7 @@ from scoring.providers import Body, CallResult, Cancelled, MediaPayload, body_pi
 from scoring.runs.claims import cached_result, claim_next, result_store
 from scoring.runs.kinds import call_handler
 from scoring.runs.lifecycle import drivers_enqueue, endpoint_config, run_finish_if_done
-from scoring.runs.media import MediaNotReady, digests_load, digests_record, media_payload
+from scoring.runs.media import MediaNotReady, digests_load, media_payload
 from studio import services as studio_services
 from studio.canonical import canonical_bytes, sha256_hex
 from studio.leases import lease_kept, lease_release
@@ -313,55 +313,6 @@ def _store(item_id: int, owner: str, fields: dict, updates: list) -> bool:
         with transaction.atomic():
             return result_store(item_id=item_id, owner=owner, fields=fields, updates=updates)
     return result_store(item_id=item_id, owner=owner, fields=fields, updates=updates)
-
-
-def items_from_cache(run: Run, items: list[RunItem]) -> int:
-    """Before a new prediction run's items are stored: every item whose media is ready and whose
-    key matches an ``ok`` item of any run takes that result at once (no driver, no call).
-    Returns how many did. The keys are those a driver would compute (``item_cache_key``)."""
-    package = package_verified(run.package)
-    handler = PredictionHandler()
-    keyed: dict[str, list[RunItem]] = {}
-    digests_load([item.media for item in items if item.media is not None])
-    payloads = []
-    for item in items:
-        if item.media is not None and item.media.status != "ready":
-            continue
-        try:
-            request = handler.prepare(run, item, record=False)
-        except (MediaNotReady, OSError):
-            continue
-        if request.payload is not None:
-            payloads.append(request.payload)
-            request.payload.release()  # the bytes read for hashing: not sent from here
-        key = item_cache_key(run, package, request, item)
-        item.cache_key, item.media_sha256, item.interface = (
-            key,
-            request.media_sha256,
-            request.interface,
-        )
-        keyed.setdefault(key, []).append(item)
-    digests_record(payloads)  # the workers that send these media need not hash them again
-    if not keyed:
-        return 0
-    found = {}
-    keys = list(keyed)
-    for start in range(0, len(keys), 500):
-        for hit in (
-            RunItem.objects.filter(
-                cache_key__in=keys[start : start + 500], outcome=Outcome.OK, state=ItemState.DONE
-            )
-            .only("pk", "cache_key", "prediction", "raw_response", "returned_model")
-            .order_by("pk")
-        ):
-            found.setdefault(hit.cache_key, hit)
-    now = studio_services.now()
-    for key, hit in found.items():
-        for item in keyed[key]:
-            item.state, item.outcome, item.cached_from = ItemState.DONE, Outcome.OK, hit
-            item.prediction, item.raw_response = hit.prediction, hit.raw_response
-            item.returned_model, item.finished_at = hit.returned_model, now
-    return sum(len(keyed[k]) for k in found)
 
 
 def _verdict_reply():

@@ -38,8 +38,8 @@ from scoring.models import (
     RunStatus,
 )
 from scoring.packages import PackageError, package_verified
-from scoring.runs.execute import items_from_cache
 from scoring.runs.lifecycle import MAX_DRIVERS, driver_count, drivers_enqueue, run_finish_if_done
+from scoring.runs.precache import items_from_cache
 from studio import services as studio_services
 
 CONDITIONS = (*[c.value for c in Condition], *NO_MEDIA_CONDITIONS)

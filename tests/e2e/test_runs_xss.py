@@ -114,7 +114,7 @@ def test_model_output_never_executes_on_any_page(
 
 def test_a_qa_runs_answers_never_execute(open_as, admin_user, tmp_path, stand_in):
     """A QA run's turns carry a model's answers (and the group's questions) onto the run and
-    item pages: a payload in every answer stays text."""
+    item pages, and its QA report: a payload in every answer stays text."""
     import shutil
 
     from media.models import Scene
@@ -154,6 +154,7 @@ def test_a_qa_runs_answers_never_execute(open_as, admin_user, tmp_path, stand_in
         (f"/runs/{run.pk}/", None),
         *((f"/runs/{run.pk}/items/{i.pk}/", SCRIPT) for i in items),
         (f"/admin/scoring/runitem/{items[0].pk}/change/", None),
+        (f"/runs/qa/report/?runs={run.name}", None),
     ]:
         page.goto(url)
         if shown is not None:

@@ -226,6 +226,37 @@ def test_failure_ends_the_dialogue_and_resume_asks_again(
     assert stand_in.stats()["requests"] == calls + 2
 
 
+def test_a_rerun_takes_its_dialogues_from_the_cache_when_it_is_created(
+    qa_world, make_endpoint, packages, stand_in
+):
+    # The first run: turn 2 of the chain fails, so the cache holds its turn 1 and the single.
+    stand_in.rules({"contains": "Question 1 of group 1", "times": -1, "action": {"status": 400}})
+    first = _drive(_start(qa_world, make_endpoint, packages, media="text_only"))
+    stand_in.rules()
+    calls = stand_in.stats()["requests"]
+    second = _start(qa_world, make_endpoint, packages, name="qa-again", media="text_only",
+                    endpoint=first.endpoint)  # fmt: skip
+    # Before any driver: turn 1 and the single group are taken, turn 2 is pending, 3 waits.
+    chain = _items(second, qa_world["chain"]["uid"])
+    assert [i.state for i in chain] == [ItemState.DONE, ItemState.PENDING, ItemState.WAITING]
+    assert chain[0].cached_from_id == _items(first, qa_world["chain"]["uid"])[0].pk
+    (single,) = _items(second, qa_world["single"]["uid"])
+    assert single.state == ItemState.DONE and single.cached_from_id is not None
+    assert stand_in.stats()["requests"] == calls
+    second = _drive(second)
+    assert second.status == "finished" and stand_in.stats()["requests"] == calls + 2
+    # A third run of the same set is finished as it is created: every turn of every dialogue
+    # from the cache, the turns after the first keyed on the cached replies; no driver calls.
+    third = _start(qa_world, make_endpoint, packages, name="qa-third", media="text_only",
+                   endpoint=first.endpoint)  # fmt: skip
+    assert third.status == "finished"
+    assert third.items.filter(outcome=Outcome.OK, cached_from__isnull=False).count() == 4
+    assert [i.cache_key for i in _items(third, qa_world["chain"]["uid"])] == [
+        i.cache_key for i in _items(second, qa_world["chain"]["uid"])
+    ]
+    assert stand_in.stats()["requests"] == calls + 2
+
+
 def test_bad_input_writes_nothing(qa_world, make_endpoint, packages, stand_in, frozen_release):
     from review.models import Manifest
 
