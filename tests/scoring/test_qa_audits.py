@@ -216,13 +216,20 @@ def test_the_audit_refuses_what_it_cannot_compare(audit_world, admin_user, make_
         (["qa_audit", "x", "--text-only", runs[("a", "text_only")].name,
           "--visual-only", "foreign"], "one QA manifest")
     )  # fmt: skip
-    # A run still going (the foreign one, never driven) and a run nobody judged.
-    refusals.append((["qa_audit", "x", "--text-only", "foreign"], "audit finished runs only"))
+    for args, message in refusals:
+        with pytest.raises(CommandError, match=message):
+            call_command(*args, stdout=io.StringIO())
+    # A run still going (a new model's, nothing cached for it, not driven yet), then done but
+    # judged by nobody.
     unjudged = qa_predict(name="unjudged", manifest=audit_world["manifest"],
                           endpoint=make_endpoint(name="model-c", model="stand-in-vision-c"),
                           package=packages("qa-prediction"), media="text_only")  # fmt: skip
+    refusals = [(["qa_audit", "x", "--text-only", "unjudged"], "audit finished runs only")]
+    for args, message in refusals:
+        with pytest.raises(CommandError, match=message):
+            call_command(*args, stdout=io.StringIO())
     run_drive(run_id=unjudged.pk)
-    refusals.append((["qa_audit", "x", "--text-only", "unjudged"], "no finished QA judge run"))
+    refusals = [(["qa_audit", "x", "--text-only", "unjudged"], "no finished QA judge run")]
     for args, message in refusals:
         with pytest.raises(CommandError, match=message):
             call_command(*args, stdout=io.StringIO())
