@@ -128,7 +128,9 @@ def _args(runs, name="audit1", **extra):
     return args
 
 
-def test_the_audit_flags_exactly_the_scripted_groups_and_round_trips(audit_world, auditor):
+def test_the_audit_flags_exactly_the_scripted_groups_and_round_trips(
+    audit_world, auditor, tmp_path
+):
     out = io.StringIO()
     call_command(*_args(audit_world["runs"]), stdout=out)
     assert "6 groups, 4 flagged" in out.getvalue()
@@ -161,7 +163,13 @@ def test_the_audit_flags_exactly_the_scripted_groups_and_round_trips(audit_world
     import hashlib
 
     assert hashlib.sha256(data).hexdigest() == audit.filter_sha256
+    out = io.StringIO()
+    call_command("qa_audit", "audit1", "--export", str(tmp_path / "flags.jsonl"), stdout=out)
+    assert (tmp_path / "flags.jsonl").read_bytes() == data and "4 flagged" in out.getvalue()
+    with pytest.raises(CommandError, match="cannot write"):  # never over an existing file
+        call_command("qa_audit", "audit1", "--export", str(tmp_path / "flags.jsonl"))
     lines = [json.loads(line) for line in data.decode().splitlines()]
+
     assert [x["group"] for x in lines] == sorted(group_uid(n) for n in EXPECTED)
     assert all(x["format"] == FLAG_FORMAT and x["audit"] == "audit1" for x in lines)
     assert {x["group"]: x["flags"] for x in lines} == {group_uid(n): f for n, f in EXPECTED.items()}

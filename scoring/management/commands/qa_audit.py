@@ -121,8 +121,11 @@ class Command(BaseCommand):
             if o["export"] == "-":
                 self.stdout.write(data.decode("utf-8"), ending="")
             else:
-                with open(o["export"], "xb") as f:
-                    f.write(data)
+                try:
+                    with open(o["export"], "xb") as f:
+                        f.write(data)
+                except OSError as exc:
+                    raise CommandError(f"cannot write {o['export']}: {exc.strerror}") from None
                 self.stdout.write(
                     f"Wrote {len(flagged_uids(audit))} flagged group(s) to {o['export']}"
                 )
