@@ -81,9 +81,22 @@ def _rows(audit: QaAudit, shown: str) -> list[dict]:
             }
             for v in r["votes"]
         ]
+        answers = [
+            {
+                "model": model,
+                "conditions": [
+                    (label("qa_audit_condition", c), label("qa_audit_verdict", v or "pending"),
+                     v == "correct")
+                    for c, v in sorted(by_c.items(), key=lambda cv: CONDITIONS.index(cv[0]))
+                ],
+            }
+            for model, by_c in sorted(r["verdicts"].items())
+        ]  # fmt: skip
         name = names.get(r["group"], "a group no longer in its set")
         question = questions.get(r["group"], "")
-        shown_rows.append({**r, "name": name, "question": question, "vote_list": votes})
+        shown_rows.append(
+            {**r, "name": name, "question": question, "vote_list": votes, "answers": answers}
+        )
     return shown_rows
 
 

@@ -64,6 +64,18 @@ vocabulary(
     ],
     title="Condition",
 )
+vocabulary(
+    "qa_audit_verdict",
+    [
+        ("correct", "right"),
+        ("incorrect", "wrong"),
+        ("review", "a review case"),
+        ("unjudged", "not judged"),
+        ("error", "failed"),
+        ("pending", "still open"),
+    ],
+    title="Answer",
+)
 
 
 def run_condition(run: Run) -> str:

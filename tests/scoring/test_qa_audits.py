@@ -268,6 +268,10 @@ def test_the_audit_page_shows_flags_and_opens_the_campaign(
     assert "Mislabelled modality" in page and ">language_shortcut<" not in page
     assert page.count("data-group-row") == 4  # the flagged groups
     assert "right for 1 of 1 model: model-a" in page
+    # Every model's answer under every condition, in words: b's text-only dialogue of group 6
+    # failed; a's was right.
+    assert "Text only failed" in page and "<strong>Text only right</strong>" in page
+    assert "Picture and sound wrong" in page
     every = client.get(page_url + "?show=all").content.decode()
     assert every.count("data-group-row") == 6
     download = client.get(page_url + "?format=jsonl")
