@@ -22,6 +22,21 @@ REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
 REQUIRE_BROWSER = os.environ.get("REQUIRE_BROWSER") == "1"
 
 
+def free_port() -> int:
+    """A port nothing listens on now (the system picks it)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# Parallel test processes never share the stand-in provider's port: a demo seeded in one process
+# drives its QA runs against the stand-in there, and another process's seed must not find it
+# (and lose it when that seed ends). Processes a test starts inherit the port.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["STAND_IN_PROVIDER_PORT"] = str(free_port())
+PROCESS_STAND_IN_PORT = int(os.environ.get("STAND_IN_PROVIDER_PORT", "0") or 0)
+
+
 def _reachable(url: str, default_port: int) -> bool:
     parsed = urlparse(url)
     try:
@@ -157,6 +172,13 @@ def _postgres_marker_enforced(request):
 
         if connection.vendor != "postgresql":
             pytest.fail("this test needs PostgreSQL; DATABASE_URL points elsewhere")
+
+
+@pytest.fixture(autouse=True)
+def _stand_in_port_of_this_process(settings):
+    """The settings hold this process's stand-in port, whenever Django read its settings."""
+    if PROCESS_STAND_IN_PORT:
+        settings.STAND_IN_PROVIDER_PORT = PROCESS_STAND_IN_PORT
 
 
 @pytest.fixture(autouse=True)

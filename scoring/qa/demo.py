@@ -92,9 +92,8 @@ def scripted_stand_in(rules: list[dict]):
 
 
 def _drive(run) -> None:
-    """Render a run's media and drive it here. The seed is one transaction: a driver pass of
-    20 calls or more would drop the connection (``run_drive`` closes stale connections every
-    20), so the demo's QA set stays small (7 turns)."""
+    """Render a run's media and drive it here, inside the seed's transaction (``run_drive``
+    leaves a caller's connection open)."""
     from media.renders import media_render
     from scoring.runs import run_drive
 

@@ -377,7 +377,9 @@ def run_drive(*, run_id: int, seconds: float = DRIVER_SECONDS) -> int:
                 "cache-rejected",
             ):
                 done += 1
-                if done % 20 == 0:
+                if done % 20 == 0 and not connection.in_atomic_block:
+                    # (Inside a caller's transaction, such as a demo seed driving a run in its
+                    # own process, the connection is the caller's to keep.)
                     close_old_connections()
         # Time is up with work left: hand over to a fresh task.
         with transaction.atomic():

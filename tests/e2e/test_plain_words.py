@@ -40,13 +40,17 @@ NOT_PAGES = {
     "export.jsonl": "a download",
     "report.<slug:fmt>": "a download",
     "charts/": "a chart download (the pages draw the same chart inline)",
-    "runs/qa/": "where the Runs page's QA start form posts (a refused start shows that form again)",
     "qa-audits/<int:audit_id>/campaign/": "POST only (a refused campaign shows the audit page)",
     "runs/<int:run_id>/judge/": "POST only",
     "runs/<int:run_id>/<slug:action>/": "POST only",
     "studies/<int:study_id>/run/": "POST only",
     "baselines/<int:campaign_id>/judge/": "POST only",
     "judge-validation/<int:campaign_id>/judge/": "POST only",
+}
+# Whole routes that are not pages a person reads (a marker above would also match the pages
+# under them).
+NOT_PAGE_ROUTES = {
+    "runs/qa/": "where the Runs page's QA start form posts (a refused start shows that form again)",
 }
 SKIP_LINK = re.compile(
     r"/admin/|/api/|logout|\.jsonl|\.csv|\.json|/charts/|format=|/m/|model-media"
@@ -163,7 +167,9 @@ def _page_routes() -> set[str]:
 
     routes = set()
     for route in _routes():
-        if not any(marker in route for marker in NOT_PAGES) and route != "":
+        if route in NOT_PAGE_ROUTES or any(marker in route for marker in NOT_PAGES):
+            continue
+        if route != "":
             routes.add(route)
     return routes | {""}
 

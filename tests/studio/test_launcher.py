@@ -7,7 +7,6 @@ import contextlib
 import http.client
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,13 +17,7 @@ import pytest
 from studio.launcher import Child, Supervisor
 from studio.models import WorkerHeartbeat
 from studio.services import now
-from tests.conftest import ROOT
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.conftest import ROOT, free_port
 
 
 def _children(pid: int) -> dict[int, str]:
@@ -106,13 +99,13 @@ def test_a_worker_killed_mid_render_comes_back_the_web_keeps_answering_and_the_r
     from media.renders import media_request
     from media.windows import StepTimes
 
-    port = _free_port()
+    port = free_port()
     env = {
         **worker_env,
         "LEASE_SECONDS": "3",
         "LEASE_SWEEP_SECONDS": "1",
         "STUDIO_PORT": str(port),
-        "STAND_IN_PROVIDER_PORT": str(_free_port()),
+        "STAND_IN_PROVIDER_PORT": str(free_port()),
         "WORKER_CONCURRENCY": "1",
         "MODEL_WORKER_THREADS": "2",
         "MODEL_WORKERS": "1",
@@ -236,7 +229,7 @@ def test_make_run_starts_the_stand_in_whenever_endpoints_point_at_it_whatever_th
     demo's endpoints point at it (a study's predictions then all ended in api_error)."""
     from studio.launcher import child_commands, stand_in_wanted
 
-    port = _free_port()
+    port = free_port()
     # A database of its own (an empty SQLite file), whatever this test runs on.
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'db.sqlite3'}")
     monkeypatch.setenv("STUDIO_VAR_DIR", str(tmp_path / "var"))

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 MAKE = shutil.which("make") or "make"
 STRONG_KEY = "k3y-" + "x1y2z3w4v5" * 6
@@ -95,12 +97,6 @@ def test_web_server_refuses_to_start_in_production_without_collected_static(tmp_
     assert _import_wsgi(_production_env(collected)).returncode == 0, "collected: it starts"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, *args, **kwargs):
         return None
@@ -153,7 +149,7 @@ def _serve(env: dict[str, str], port: int) -> subprocess.Popen:
 def test_gunicorn_trusts_x_forwarded_proto_only_when_the_settings_do(
     collected, tmp_path, trusted, redirected
 ):
-    port = _free_port()
+    port = free_port()
     env = _production_env(
         collected,
         TRUST_X_FORWARDED_PROTO=trusted,
