@@ -20,8 +20,8 @@ Sound: an answer depends on every media part it got, images, videos and ``input_
 alike (their bytes are hashed into its seed), so the same question with or without the sound
 gets another answer. Per request it records which modalities arrived
 (``scoring.providers.stand_in_media``): ``picture`` (``image_url`` or ``video_url`` parts),
-``sound`` (``input_audio`` parts holding WAV or FLAC, or a video data URL whose MP4 has a sound
-track); a video by plain URL counts as picture only (it is not fetched).
+``sound`` (``input_audio`` parts holding WAV or FLAC, or a video whose MP4 has a sound track; a
+video by URL is fetched, as a model server would, when the URL is on this machine).
 
 Scripted behaviour for tests, through its control API (JSON):
 - ``POST /_stand_in/rules`` ``{"rules": [{"model": ..., "contains": ..., "modalities": [...],

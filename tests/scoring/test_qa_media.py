@@ -155,6 +155,25 @@ def test_sound_reaches_the_model_exactly_when_the_choice_sends_it(
         assert set(types) == {"image_url" if interface == "frames" else "video_url"}
 
 
+@pytest.mark.parametrize(
+    ("media", "modalities"), [("full", ["picture", "sound"]), ("visual_only", ["picture"])]
+)
+def test_a_video_url_brings_its_sound_to_the_model_server_that_fetches_it(
+    world, make_endpoint, packages, stand_in, live_server, settings, media, modalities
+):
+    """A ``video_url`` endpoint gets a URL; the stand-in fetches it, as a model server does, and
+    hears the clip's sound track exactly under the choice that sends one."""
+    settings.MODEL_MEDIA_BASE_URL = live_server.url
+    run = _run(world, make_endpoint, packages, media, "video_url")
+    assert [entry["modalities"] for entry in stand_in.stats()["log"]] == [modalities] * 2
+    for body in stand_in.bodies(last=50):
+        (video,) = [p for p in body["messages"][1]["content"] if p["type"] == "video_url"]
+        assert video["video_url"]["url"].startswith(live_server.url + "/model-media/")
+    assert {i.interface for i in _items(run)} == {
+        "video_url+sound" if media == "full" else "video_url"
+    }
+
+
 def test_the_media_hash_covers_the_sound(world, make_endpoint, packages, stand_in):
     full = _items(_run(world, make_endpoint, packages, "full"))
     visual = _items(_run(world, make_endpoint, packages, "visual_only", name="vis"))
