@@ -17,7 +17,9 @@ the group's fields in the run's QA group set.
   its rate, mean and intervals are null.
 - **Paired differences** (run A - run B) over the turns (group and turn number) both runs have,
   on the turns judged in both (the common valid set), with the clustered interval of
-  ``scoring.stats.bootstrap.paired_difference``; strata by run A's groups.
+  ``scoring.stats.bootstrap.paired_difference``; strata by run A's groups; and how far the two
+  agree on which turns are right (the four counts, raw agreement, Fleiss' kappa with the two runs
+  as two raters).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from scoring.qa.verdicts import (
     qa_judge_run,
     turn_verdicts,
 )
-from scoring.stats import wilson_interval
+from scoring.stats import fleiss_kappa, raw_agreement, wilson_interval
 from scoring.stats.bootstrap import clustered_bootstrap_rows
 from studio.vocabulary import label
 
@@ -374,6 +376,31 @@ def _effect_cells(diff: np.ndarray, a: np.ndarray, b: np.ndarray, clusters, stra
     return cells
 
 
+def pair_agreement(ca: np.ndarray, cb: np.ndarray) -> dict:
+    """How far two runs agree on which turns are right, over the turns judged in both (1/0;
+    nan = not judged): the four counts, raw agreement and Fleiss' kappa with the two runs as two
+    raters of two categories (``scoring.stats.fleiss_kappa``); no kappa below ``min_questions``
+    or when every answer fell in one category."""
+    valid = np.isfinite(ca) & np.isfinite(cb)
+    a, b = ca[valid].astype(bool), cb[valid].astype(bool)
+    n = int(valid.sum())
+    out = {
+        "n": n,
+        "both_correct": int((a & b).sum()),
+        "both_incorrect": int((~a & ~b).sum()),
+        "only_a_correct": int((a & ~b).sum()),
+        "only_b_correct": int((~a & b).sum()),
+        "raw": None,
+        "kappa": None,
+        "few": n < SETTINGS["min_questions"],
+    }
+    if not out["few"]:
+        table = np.stack([a.astype(int) + b.astype(int), (~a).astype(int) + (~b).astype(int)], 1)
+        out["raw"] = _none(raw_agreement(table))
+        out["kappa"] = _none(fleiss_kappa(table))
+    return out
+
+
 def pair_report(a: RunRecords, b: RunRecords) -> dict:
     """Run A - run B on the turns both have, clustered by A's groups' source videos."""
     where = {key: i for i, key in enumerate(b.keys)}
@@ -400,6 +427,7 @@ def pair_report(a: RunRecords, b: RunRecords) -> dict:
         "only_b_turns": len(b.keys) - int(ia.size),
         "accuracy": accuracy,
         "score": score,
+        "agreement": pair_agreement(ca, cb),
     }
 
 

@@ -3,7 +3,9 @@ QA judge runs that count for them, the pairs, the settings), and as CSV (docs/qa
 "Report").
 
 CSV: one row per number, columns ``CSV_COLUMNS``. ``section`` is ``cell`` (a run's stratum:
-``metric`` ``accuracy`` or ``mean_score``) or ``pair`` (run A - run B, ``run_b`` set);
+``metric`` ``accuracy`` or ``mean_score``) or ``pair`` (run A - run B, ``run_b`` set; also
+``raw_agreement`` and ``kappa`` of the two runs on which turns are right, ``correct`` holding
+the turns both got right);
 ``estimate`` is the rate, mean or difference; ``wilson_*`` only for a run's accuracy;
 ``bootstrap_*`` the clustered interval; ``note`` is "fewer than 3 questions" where no rate is
 given."""
@@ -102,6 +104,12 @@ def report_csv(report: dict) -> str:
                     metric, cell["n"], "", _num(cell["estimate"]), "", "", _num(cell["low"]),
                     _num(cell["high"]), FEW if cell["few"] else "",
                 ])  # fmt: skip
+        agree = pair["agreement"]
+        for metric in ("raw_agreement", "kappa"):
+            value = agree["raw" if metric == "raw_agreement" else "kappa"]
+            writer.writerow(["pair", pair["a"], pair["b"], "all", "all", "All turns", metric,
+                             agree["n"], agree["both_correct"], _num(value), "", "", "", "",
+                             FEW if agree["few"] else ""])  # fmt: skip
     return out.getvalue()
 
 

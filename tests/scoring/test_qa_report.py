@@ -14,6 +14,7 @@ from django.core.management import CommandError, call_command
 
 from scoring.qa.report import ReportError, qa_report
 from scoring.qa.report_files import CSV_COLUMNS, qa_report_cached, report_subject
+from scoring.stats import fleiss_kappa
 from scoring.stats.bootstrap import clustered_bootstrap, paired_difference
 from tests.scoring import qa_report_world as world
 from tests.scoring.conftest import TOLERANCE
@@ -186,6 +187,25 @@ def test_the_report_equals_a_hand_computation(report_world):
     overall = next(c for c in pair["score"] if c["stratum"] == "all")
     close(overall["estimate"], effect.estimate, "pair score")
     close(overall["low"], effect.low, "pair score low")
+
+    # Agreement on which turns are right: the counts, raw agreement and kappa by hand (two
+    # raters, two categories: P_o = share agreeing, P_e = sum of squared pooled shares), and
+    # kappa against the statistics engine called directly.
+    both = [(x["correct"], y["correct"]) for x, y in zip(ta, tb, strict=True)
+            if not (math.isnan(x["correct"]) or math.isnan(y["correct"]))]  # fmt: skip
+    agree = pair["agreement"]
+    assert agree["n"] == len(both) >= 3
+    assert agree["both_correct"] == sum(1 for x, y in both if x and y)
+    assert agree["both_incorrect"] == sum(1 for x, y in both if not x and not y)
+    assert agree["only_a_correct"] == sum(1 for x, y in both if x and not y)
+    assert agree["only_b_correct"] == sum(1 for x, y in both if y and not x)
+    observed = sum(1 for x, y in both if x == y) / len(both)
+    right = sum(x + y for x, y in both) / (2 * len(both))
+    expected = right**2 + (1 - right) ** 2
+    close(agree["raw"], observed, "pair raw agreement")
+    close(agree["kappa"], (observed - expected) / (1 - expected), "pair kappa by hand")
+    table = [[int(x + y), int(2 - x - y)] for x, y in both]
+    close(agree["kappa"], fleiss_kappa(table), "pair kappa, engine")
 
 
 def test_command_json_and_csv_and_the_cache(report_world):

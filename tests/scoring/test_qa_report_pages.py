@@ -39,7 +39,8 @@ def test_admin_reads_the_report_with_its_charts(client, admin_user, report_world
                  "fewer than 3 questions", f"Paired difference · {a} \u2212 {b}",
                  "Accuracy by model and interaction structure",
                  "Accuracy by model and semantic category",
-                 report_world["manifest"].manifest_sha256, "78.57%"]:  # fmt: skip
+                 report_world["manifest"].manifest_sha256, "78.57%",
+                 "Which turns each got right", "Fleiss' κ"]:  # fmt: skip
         assert text in page, text
     for code in ("action_status", "world_perception", "audio_visual", "multi_turn", "text_only"):
         assert code not in page, code
