@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.apps import apps
 from django.contrib.auth.models import Group, Permission
+from django.http import Http404
 
 ANNOTATOR = "annotator"
 AUDITOR = "auditor"
@@ -55,6 +56,12 @@ def has_role(user, role: str) -> bool:
 
 def is_admin(user) -> bool:
     return has_role(user, ADMIN)
+
+
+def admin_or_404(request) -> None:
+    """Admins only; anyone else gets a 404 (the staff pages name reviewers, items and runs)."""
+    if not is_admin(request.user):
+        raise Http404
 
 
 def sync_role_groups(**kwargs) -> None:

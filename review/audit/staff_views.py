@@ -27,7 +27,6 @@ from review.audit.services import adjudicate
 from review.campaigns.models import Campaign
 from review.campaigns.staff_views import (
     adjudication_post,
-    admin_or_404,
     clips_json,
     decision_rows,
     queue_progress,
@@ -36,6 +35,7 @@ from review.campaigns.staff_views import (
     references_refused,
     report_response,
 )
+from studio.roles import admin_or_404
 
 CRITERION_IDS = tuple(c.id for c in CRITERIA)
 

@@ -29,7 +29,6 @@ from review.boundary.selectors import (
 from review.boundary.windows import BY_NAME, WINDOW_NAMES, WINDOWS
 from review.campaigns.staff_views import (
     adjudication_post,
-    admin_or_404,
     clips_json,
     decision_rows,
     queue_progress,
@@ -38,6 +37,7 @@ from review.campaigns.staff_views import (
     references_refused,
     report_response,
 )
+from studio.roles import admin_or_404
 
 queue = partial(adjudication_queue, scheme=SCHEME)
 

@@ -10,13 +10,12 @@ from collections.abc import Callable, Iterable, Sequence
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 
 from review.campaigns import exposure
 from review.campaigns.models import Campaign
 from studio.downloads import as_download
-from studio.roles import is_admin
 from studio.vocabulary import named_errors
 
 
@@ -29,12 +28,6 @@ def messages_of(exc: ValidationError) -> list[str]:
         )
         return [m for messages in named.values() for m in messages]
     return list(exc.messages)
-
-
-def admin_or_404(request) -> None:
-    """Admins only; anyone else gets a 404 (the pages name reviewers and items)."""
-    if not is_admin(request.user):
-        raise Http404
 
 
 # How many waiting items of a campaign the queue page prepares the clips of, in queue order: the

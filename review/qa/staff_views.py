@@ -10,10 +10,11 @@ from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_safe
 
-from review.campaigns.staff_views import admin_or_404, messages_of
+from review.campaigns.staff_views import messages_of
 from review.qa.models import QaEdit, QaGroupSet
 from review.qa.selectors import edits_of_set, group_sets
 from review.qa.services import qa_edit_decline, qa_version_create, version_diff
+from studio.roles import admin_or_404
 
 
 @login_required

@@ -272,6 +272,13 @@ class StandIn:
             self.bodies: deque = deque(maxlen=KEPT_BODIES)
             self.rules: list[dict] = []
 
+    def script(self, rules) -> None:
+        """Scripted answers from now on, in place of any before (the control API's rules)."""
+        if not isinstance(rules, list) or not all(isinstance(rule, dict) for rule in rules):
+            raise ValueError("rules is not a list of objects")
+        with self.lock:
+            self.rules = [dict(rule) for rule in rules]
+
     def enter(self, body_text: str, body: dict, authorized: bool) -> tuple[dict | None, dict]:
         arrived = modalities(body)  # outside the lock: a video's bytes are read
         with self.lock:
@@ -428,8 +435,10 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self._body()
         if url.path == "/_stand_in/rules":
             rules = json.loads(raw or b"{}").get("rules", [])
-            with self.state.lock:
-                self.state.rules = list(rules)
+            try:
+                self.state.script(rules)
+            except ValueError as exc:
+                return self._send(400, {"error": {"message": str(exc)}})
             return self._send(200, {"rules": len(rules)})
         if url.path == "/_stand_in/reset":
             self.state.reset()

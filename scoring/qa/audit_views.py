@@ -19,7 +19,7 @@ from scoring.qa.audit_rules import CONDITIONS, FLAGS
 from scoring.qa.audits import audit_campaign, filter_bytes, flagged_uids
 from scoring.runs.forms import name_field
 from studio.downloads import as_download
-from studio.roles import is_admin
+from studio.roles import admin_or_404
 from studio.vocabulary import label
 
 NEW_NAME = "Lower-case letters, digits, '_', '.' and '-'; a name not taken yet."
@@ -44,15 +44,10 @@ class AuditCampaignForm(forms.Form):
         self.fields["manifest"].label = "Manifest name"
 
 
-def _admin_or_404(request) -> None:
-    if not is_admin(request.user):
-        raise Http404
-
-
 @login_required
 @require_safe
 def qa_audit_list(request):
-    _admin_or_404(request)
+    admin_or_404(request)
     audits = QaAudit.objects.select_related("manifest").order_by("name")
     return render(request, "scoring/qa_audits.html", {"audits": audits})
 
@@ -103,7 +98,7 @@ def _rows(audit: QaAudit, shown: str) -> list[dict]:
 @login_required
 @require_safe
 def qa_audit_page(request, audit_id: int, form=None):
-    _admin_or_404(request)
+    admin_or_404(request)
     audit = get_object_or_404(QaAudit.objects.select_related("manifest"), pk=audit_id)
     fmt = request.GET.get("format")
     if fmt == "jsonl":
@@ -139,7 +134,7 @@ def qa_audit_page(request, audit_id: int, form=None):
 @login_required
 @require_POST
 def qa_audit_campaign(request, audit_id: int):
-    _admin_or_404(request)
+    admin_or_404(request)
     audit = get_object_or_404(QaAudit, pk=audit_id)
     form = AuditCampaignForm(request.POST, audit=audit)
     if form.is_valid():

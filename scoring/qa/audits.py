@@ -37,14 +37,13 @@ from scoring.qa.audit_rules import (
     audit_groups,
     flag_counts,
 )
-from scoring.qa.runs import qa_manifest_source
+from scoring.qa.runs import OLD_NAMES, qa_manifest_source
 from scoring.qa.verdicts import group_verdicts, qa_judge_run, turn_verdicts
 from scoring.runs.services import RunError, run_name_check
 from studio.canonical import canonical_bytes
 from studio.vocabulary import label, vocabulary
 
 FLAG_FORMAT = "intent-studio.qa-flag/1"
-OLD_NAMES = {"clip": VISUAL_ONLY}  # a run's stored condition -> the audit's condition
 vocabulary(
     "qa_audit_flag",
     [
@@ -79,6 +78,7 @@ vocabulary(
 
 
 def run_condition(run: Run) -> str:
+    """A QA run's media choice, an old name (``clip``) as the choice it names."""
     return OLD_NAMES.get(run.condition, run.condition)
 
 
@@ -241,10 +241,15 @@ def filter_lines(*, name: str, manifest, result: dict) -> list[dict]:
     return lines
 
 
-def filter_bytes(audit: QaAudit) -> bytes:
-    """The audit's filter list (JSON Lines, canonical objects)."""
-    lines = filter_lines(name=audit.name, manifest=audit.manifest, result=audit.result)
+def filter_data(*, name: str, manifest, result: dict) -> bytes:
+    """The filter list (JSON Lines, canonical objects)."""
+    lines = filter_lines(name=name, manifest=manifest, result=result)
     return b"".join(canonical_bytes(line) + b"\n" for line in lines)
+
+
+def filter_bytes(audit: QaAudit) -> bytes:
+    """The audit's filter list."""
+    return filter_data(name=audit.name, manifest=audit.manifest, result=audit.result)
 
 
 def flagged_uids(audit: QaAudit) -> list[str]:
@@ -265,10 +270,7 @@ def qa_audit_create(*, name: str, runs: dict[str, list[Run]], judges=(), user=No
         "manifest_sha256": manifest.manifest_sha256,
         "sample_list_sha256": manifest.sample_list_sha256,
     }
-    data = b"".join(
-        canonical_bytes(line) + b"\n"
-        for line in filter_lines(name=name, manifest=manifest, result=result)
-    )
+    data = filter_data(name=name, manifest=manifest, result=result)
     audit = QaAudit.objects.create(
         name=name,
         manifest=manifest,

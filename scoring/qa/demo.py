@@ -80,7 +80,7 @@ def scripted_stand_in(rules: list[dict]):
     except OSError:
         yield False
         return
-    server.state.rules = [dict(r) for r in rules]
+    server.state.script(rules)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1})
     thread.daemon = True
     thread.start()

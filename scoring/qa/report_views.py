@@ -24,7 +24,7 @@ from scoring.qa.report_files import qa_report_cached, report_csv, report_json, r
 from scoring.reports.charts import chart_figures
 from scoring.reports.views import chart_response
 from studio.downloads import as_download
-from studio.roles import is_admin
+from studio.roles import admin_or_404
 
 STRATUM_NAMES = {
     "all": "All",
@@ -177,11 +177,6 @@ def report_context(report: dict) -> dict:
     return {"report": report, "runs": runs, "tables": tables, "pairs": pairs}
 
 
-def _admin_or_404(request) -> None:
-    if not is_admin(request.user):
-        raise Http404
-
-
 def _chooser(request, error: str = "", status: int = 200):
     runs = (
         Run.objects.filter(kind=RunKind.QA_PREDICTION)
@@ -195,7 +190,7 @@ def _chooser(request, error: str = "", status: int = 200):
 @login_required
 @require_safe
 def qa_run_report(request):
-    _admin_or_404(request)
+    admin_or_404(request)
     try:
         names, pairs = _query(request)
         if not names:
@@ -235,7 +230,7 @@ def qa_run_report(request):
 @login_required
 @require_safe
 def qa_run_report_chart(request, name: str, fmt: str):
-    _admin_or_404(request)
+    admin_or_404(request)
     if name not in QA_REPORT_CHARTS:
         raise Http404
     try:

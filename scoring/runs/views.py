@@ -28,7 +28,7 @@ from scoring.runs.names import item_names
 from scoring.runs.progress import run_progress
 from scoring.selectors import item_for_or_404, run_for_or_404, runs_for
 from studio.downloads import as_download
-from studio.roles import is_admin
+from studio.roles import admin_or_404
 
 PAGE_SIZE = 50
 # What the packages above runs add to a run's page (the judges: a judge run's scores, the form
@@ -52,14 +52,9 @@ def run_list_part_register(part: Callable) -> None:
         RUN_LIST_PARTS.append(part)
 
 
-def _admin_or_404(request) -> None:
-    if not is_admin(request.user):
-        raise Http404
-
-
 @login_required
 def run_list(request):
-    _admin_or_404(request)
+    admin_or_404(request)
     form = PredictForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data

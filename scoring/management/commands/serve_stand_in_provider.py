@@ -54,12 +54,10 @@ class Command(BaseCommand):
             try:
                 with open(o["rules"], encoding="utf-8") as f:
                     rules = json.load(f)["rules"]
-                if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
-                    raise ValueError("rules is not a list of objects")
+                server.state.script(rules)
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 server.server_close()
                 raise CommandError(f"cannot read the rules in {o['rules']}: {exc}") from None
-            server.state.rules = rules
             self.stdout.write(f"{len(rules)} scripted rule(s) from {o['rules']}")
         host, bound = server.server_address[:2]
         self.stdout.write(f"stand-in provider (not a model) on http://{host}:{bound}/v1")
